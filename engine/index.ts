@@ -1,0 +1,22 @@
+// corral-engine: a bounded HTTP/1.1 engine on Bun.listen.
+
+// Errors the engine answers itself
+export { type EngineErrorName, engineErrors } from "./src/errors.ts";
+// One request and its response
+export { Exchange } from "./src/exchange.ts";
+export type { Handler } from "./src/internal/engine-context.ts";
+// Limits and the memory budget
+export {
+  budgetLine,
+  defaultLimits,
+  type Limits,
+  reservedBytes,
+  resolveLimits,
+} from "./src/limits.ts";
+export { ClientGoneError, ResponseLimitError, StaleExchangeError } from "./src/response-errors.ts";
+export { ResponseStream } from "./src/response-stream.ts";
+// Starting and stopping
+export { type ListenOptions, listen, type Server } from "./src/server.ts";
+
+// Counters
+export type { DeadlineKind, EngineStats } from "./src/stats.ts";

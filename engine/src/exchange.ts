@@ -1,0 +1,344 @@
+import { latin1String } from "./internal/ascii.ts";
+import type { Connection } from "./internal/connection.ts";
+import type { WorkerSlot } from "./internal/worker-table.ts";
+import { ClientGoneError, StaleExchangeError } from "./response-errors.ts";
+import { ResponseStream } from "./response-stream.ts";
+
+const internedMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+
+/**
+ * One request and its response, handed to the handler. Request data is borrowed from the
+ * engine's buffers and the response is drafted in the worker's reserved staging; both are valid
+ * only while the request lasts. After that every member throws `StaleExchangeError` instead of
+ * touching memory that later requests use.
+ *
+ * @example
+ * listen({ port: 0, handler(exchange) {
+ *   exchange.setStatus(200);
+ *   exchange.setHeader("Content-Type", "text/plain");
+ *   exchange.writeText(`you asked for ${exchange.path}`);
+ * } });
+ */
+export class Exchange {
+  readonly #connection: Connection;
+  readonly #generation: number;
+  #controller: AbortController | null = null;
+  #abortReason: Error | null = null;
+  #stream: ResponseStream | null = null;
+  /** @internal A worker left to a handler that outlived its request. */
+  abandonedWorker: WorkerSlot | null = null;
+  /** @internal Whether the handler returned without ending the response (see `detach`). */
+  detached = false;
+
+  /** @internal Made by the engine for each request. */
+  constructor(connection: Connection, generation: number) {
+    this.#connection = connection;
+    this.#generation = generation;
+  }
+
+  /** Whether the request is still in progress (its views and draft may be used). */
+  get live(): boolean {
+    return this.#connection.generation === this.#generation;
+  }
+
+  /** @internal */
+  staleError(what: string): Error {
+    return this.#abortReason ?? new StaleExchangeError(what);
+  }
+
+  /** @internal Throws unless the request is still in progress. */
+  assertLive(what: string): void {
+    if (this.#connection.generation !== this.#generation) throw new StaleExchangeError(what);
+  }
+
+  // ---- request ------------------------------------------------------------------------------
+
+  /** The method; the common ones are shared strings, others are made on each call. */
+  get method(): string {
+    this.assertLive("request");
+    const head = this.#connection.head;
+    const length = head.methodEnd;
+    for (const method of internedMethods) {
+      if (method.length === length && methodMatches(head.buffer, head.base, method)) return method;
+    }
+    return latin1String(head.buffer, head.base, head.base + length);
+  }
+
+  /** The request target as sent (origin-form path and query, or another form). */
+  get target(): string {
+    this.assertLive("request");
+    const head = this.#connection.head;
+    return latin1String(head.buffer, head.base + head.targetStart, head.base + head.targetEnd);
+  }
+
+  /** The path, still percent-encoded ("/" for an absolute-form target without one). */
+  get path(): string {
+    this.assertLive("request");
+    const head = this.#connection.head;
+    if (head.pathEnd === head.pathStart) return "/";
+    return latin1String(head.buffer, head.base + head.pathStart, head.base + head.pathEnd);
+  }
+
+  /** The query after `?`, still encoded; empty when there is none. */
+  get query(): string {
+    this.assertLive("request");
+    const head = this.#connection.head;
+    if (head.pathEnd >= head.targetEnd) return "";
+    return latin1String(head.buffer, head.base + head.pathEnd + 1, head.base + head.targetEnd);
+  }
+
+  /** The raw target bytes, borrowed (valid while the request lasts). */
+  get targetBytes(): Uint8Array {
+    this.assertLive("request");
+    const head = this.#connection.head;
+    return head.buffer.subarray(head.base + head.targetStart, head.base + head.targetEnd);
+  }
+
+  /** Offset of the `?` in `targetBytes`, or its length when there is no query. */
+  get queryOffset(): number {
+    this.assertLive("request");
+    const head = this.#connection.head;
+    return head.pathEnd - head.targetStart;
+  }
+
+  /** 0 for HTTP/1.0, 1 for HTTP/1.1 (and higher 1.x, answered as 1.1). */
+  get versionMinor(): number {
+    this.assertLive("request");
+    return this.#connection.head.versionMinor;
+  }
+
+  /** Number of header field lines. */
+  get headerCount(): number {
+    this.assertLive("request");
+    return this.#connection.head.headerCount;
+  }
+
+  /** The name of header line `index`, as sent. */
+  headerName(index: number): string {
+    const head = this.#headerHead(index);
+    const offsets = head.headerOffsets;
+    return latin1String(
+      head.buffer,
+      head.base + offsets[index * 4]!,
+      head.base + offsets[index * 4 + 1]!,
+    );
+  }
+
+  /** The value of header line `index`, without surrounding whitespace. */
+  headerValue(index: number): string {
+    const head = this.#headerHead(index);
+    const offsets = head.headerOffsets;
+    return latin1String(
+      head.buffer,
+      head.base + offsets[index * 4 + 2]!,
+      head.base + offsets[index * 4 + 3]!,
+    );
+  }
+
+  /** The value bytes of header line `index`, borrowed. */
+  headerValueBytes(index: number): Uint8Array {
+    const head = this.#headerHead(index);
+    const offsets = head.headerOffsets;
+    return head.buffer.subarray(
+      head.base + offsets[index * 4 + 2]!,
+      head.base + offsets[index * 4 + 3]!,
+    );
+  }
+
+  /** Index of the first header line named `name` (case-insensitive), or -1. */
+  findHeader(name: string): number {
+    this.assertLive("request");
+    const head = this.#connection.head;
+    const offsets = head.headerOffsets;
+    const buffer = head.buffer;
+    for (let index = 0; index < head.headerCount; index++) {
+      const start = head.base + offsets[index * 4]!;
+      const end = head.base + offsets[index * 4 + 1]!;
+      if (end - start !== name.length) continue;
+      let same = true;
+      for (let at = 0; at < name.length; at++) {
+        if ((buffer[start + at]! | 0x20) !== (name.charCodeAt(at) | 0x20)) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return index;
+    }
+    return -1;
+  }
+
+  /** The value of the first header named `name` (case-insensitive), or undefined. */
+  header(name: string): string | undefined {
+    const index = this.findHeader(name);
+    return index < 0 ? undefined : this.headerValue(index);
+  }
+
+  /** The request body, borrowed (empty when there is none); chunked bodies arrive decoded. */
+  get body(): Uint8Array {
+    this.assertLive("request");
+    return this.#connection.body;
+  }
+
+  /** Fires when the client goes away or a deadline ends the request. Made on first use. */
+  get signal(): AbortSignal {
+    if (this.#controller === null) {
+      this.#controller = new AbortController();
+      if (this.#abortReason !== null) this.#controller.abort(this.#abortReason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** @internal The client left or a deadline passed. */
+  abort(reason: Error): void {
+    if (this.#abortReason !== null) return;
+    this.#abortReason = reason;
+    this.#controller?.abort(reason);
+  }
+
+  // ---- response -----------------------------------------------------------------------------
+
+  /** Sets the status (200-599). */
+  setStatus(status: number): void {
+    this.assertLive("response");
+    this.#connection.draft.setStatus(status);
+  }
+
+  /** The status set so far. */
+  get status(): number {
+    this.assertLive("response");
+    return this.#connection.draft.status;
+  }
+
+  /**
+   * Adds a header line. Names must be tokens and values free of CR, LF and controls (TypeError).
+   * Content-Length and Transfer-Encoding are the engine's; `Connection: close` closes after this
+   * response. Throws `ResponseLimitError` past `maxResponseHeaderBytes`.
+   */
+  setHeader(name: string, value: string): void {
+    this.assertLive("response");
+    if (this.#stream?.headersSent) {
+      throw new TypeError("corral: headers cannot change after the first flush of a stream");
+    }
+    this.#connection.draft.appendHeader(name, value);
+  }
+
+  /** Copies bytes into the staged body; throws `ResponseLimitError` past `stagingBytes`. */
+  write(bytes: Uint8Array): void {
+    this.assertLive("response");
+    if (this.#stream !== null) throw new TypeError("corral: write to the stream, not the exchange");
+    this.#connection.draft.writeBytes(bytes);
+  }
+
+  /** Copies text as UTF-8 into the staged body; throws `ResponseLimitError` past `stagingBytes`. */
+  writeText(text: string): void {
+    this.assertLive("response");
+    if (this.#stream !== null) throw new TypeError("corral: write to the stream, not the exchange");
+    this.#connection.draft.writeText(text);
+  }
+
+  /** Bytes of staging still free. */
+  get stagingFree(): number {
+    this.assertLive("response");
+    return this.#connection.draft.stagingFree;
+  }
+
+  /** Bytes staged so far. */
+  get stagedLength(): number {
+    this.assertLive("response");
+    return this.#connection.draft.stagedLength;
+  }
+
+  /**
+   * Makes `bytes` the whole body without copying: they are written to the socket from where they
+   * are, so they must stay unchanged until sent. Bodies under `borrowCopyThresholdBytes` are
+   * copied. Throws `ResponseLimitError` past `maxResponseBytes`.
+   */
+  borrowBody(bytes: Uint8Array): void {
+    this.assertLive("response");
+    if (this.#stream !== null) {
+      throw new TypeError("corral: a streamed response cannot take a borrowed body");
+    }
+    this.#connection.draft.borrow(bytes);
+  }
+
+  /** Discards the draft: status back to 200, no headers, no body (before error mapping). */
+  resetResponse(): void {
+    this.assertLive("response");
+    if (this.#stream !== null) throw new TypeError("corral: a started stream cannot be discarded");
+    this.#connection.draft.reset();
+  }
+
+  /** Closes the connection after this response (sends `Connection: close`). */
+  closeAfterResponse(): void {
+    this.assertLive("response");
+    this.#connection.draft.closeRequested = true;
+  }
+
+  /** Starts a streamed body; headers may change until the first flush. Anything staged leads. */
+  stream(): ResponseStream {
+    this.assertLive("response");
+    if (this.#stream !== null) return this.#stream;
+    this.#connection.stream.start();
+    this.#stream = new ResponseStream(this, this.#connection.stream);
+    return this.#stream;
+  }
+
+  // ---- long-lived responses -----------------------------------------------------------------
+
+  /**
+   * Keeps the response open after the handler returns: the engine neither publishes the draft
+   * nor finishes the stream; call `publish()` or `stream.finish()` later.
+   */
+  detach(): void {
+    this.assertLive("exchange");
+    this.detached = true;
+  }
+
+  /** Sends the drafted response of a detached exchange. */
+  publish(): void {
+    this.assertLive("exchange");
+    if (this.#stream !== null) throw new TypeError("corral: finish the stream instead");
+    if (this.#connection.handlerRunning) {
+      throw new TypeError(
+        "corral: the handler publishes by returning; publish() is for detached exchanges",
+      );
+    }
+    if (this.#connection.draft.worker === null) {
+      throw new TypeError("corral: acquire a worker before publishing");
+    }
+    this.#connection.publish();
+  }
+
+  /** Gives the worker (and its staging) back while the response waits; nothing may be staged. */
+  releaseWorker(): void {
+    this.assertLive("exchange");
+    this.#connection.releaseWorker();
+  }
+
+  /** Takes a worker again before writing; rejects with `ClientGoneError` if the client left. */
+  acquireWorker(): Promise<void> {
+    if (!this.live) return Promise.reject(this.#abortReason ?? new ClientGoneError());
+    return this.#connection.acquireWorker();
+  }
+
+  /** Whether this exchange holds a worker now. */
+  get hasWorker(): boolean {
+    return this.live && this.#connection.draft.worker !== null;
+  }
+
+  #headerHead(index: number) {
+    this.assertLive("request");
+    const head = this.#connection.head;
+    if (!Number.isInteger(index) || index < 0 || index >= head.headerCount) {
+      throw new RangeError(`corral: no header line ${index}`);
+    }
+    return head;
+  }
+}
+
+function methodMatches(buffer: Uint8Array, base: number, method: string): boolean {
+  for (let index = 0; index < method.length; index++) {
+    if (buffer[base + index] !== method.charCodeAt(index)) return false;
+  }
+  return true;
+}

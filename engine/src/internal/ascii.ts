@@ -1,0 +1,60 @@
+// Writing ASCII text and numbers straight into byte buffers, without making strings.
+
+/** Encodes a Latin-1/ASCII string into bytes once, for pre-built protocol text. */
+export function asciiBytes(text: string): Uint8Array {
+  const bytes = new Uint8Array(text.length);
+  for (let index = 0; index < text.length; index++) bytes[index] = text.charCodeAt(index);
+  return bytes;
+}
+
+/** Writes a string whose characters are all below 256 at `offset`; returns the new offset. */
+export function writeLatin1(target: Uint8Array, offset: number, text: string): number {
+  for (let index = 0; index < text.length; index++) target[offset + index] = text.charCodeAt(index);
+  return offset + text.length;
+}
+
+/** Writes a non-negative integer in decimal at `offset`; returns the new offset. */
+export function writeDecimal(target: Uint8Array, offset: number, value: number): number {
+  if (value < 10) {
+    target[offset] = 0x30 + value;
+    return offset + 1;
+  }
+  let digits = 1;
+  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  let rest = value;
+  for (let index = offset + digits - 1; index >= offset; index--) {
+    target[index] = 0x30 + (rest % 10);
+    rest = Math.floor(rest / 10);
+  }
+  return offset + digits;
+}
+
+const hexDigits = asciiBytes("0123456789abcdef");
+
+/** How many hex digits `value` needs. */
+export function hexLength(value: number): number {
+  let digits = 1;
+  for (let rest = value; rest >= 16; rest = Math.floor(rest / 16)) digits++;
+  return digits;
+}
+
+/** Writes a non-negative integer in lower-case hex at `offset`; returns the new offset. */
+export function writeHex(target: Uint8Array, offset: number, value: number): number {
+  const digits = hexLength(value);
+  let rest = value;
+  for (let index = offset + digits - 1; index >= offset; index--) {
+    target[index] = hexDigits[rest % 16]!;
+    rest = Math.floor(rest / 16);
+  }
+  return offset + digits;
+}
+
+/** Makes a string of bytes `[start, end)`, reading them as Latin-1 (header text is not UTF-8). */
+export function latin1String(bytes: Uint8Array, start: number, end: number): string {
+  if (end - start < 32) {
+    let text = "";
+    for (let index = start; index < end; index++) text += String.fromCharCode(bytes[index]!);
+    return text;
+  }
+  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString("latin1");
+}

@@ -1,0 +1,35 @@
+import type { EngineErrorName } from "../errors.ts";
+import type { Exchange } from "../exchange.ts";
+import type { Limits } from "../limits.ts";
+import type { StatsCounters } from "../stats.ts";
+import type { ErrorResponse } from "./error-responses.ts";
+import type { CachedDateHeader } from "./http-date.ts";
+import type { WorkerSlot } from "./worker-table.ts";
+
+/** What the application gives the engine: called once per request with its exchange. */
+export type Handler = (exchange: Exchange) => void | Promise<void>;
+
+/** The server-wide state every connection shares. */
+export interface EngineContext {
+  readonly limits: Limits;
+  readonly stats: StatsCounters;
+  readonly handler: Handler;
+  readonly date: CachedDateHeader;
+  readonly errorResponses: Readonly<Record<EngineErrorName, ErrorResponse>>;
+  /** Coarse monotonic milliseconds, advanced by the sweep. */
+  now: number;
+  /** Set by `stop()`: responses close their connections. */
+  stopping: boolean;
+  /** A worker for a new request, or undefined when the request must wait in the queue. */
+  takeWorker(): WorkerSlot | undefined;
+  /** Queues a connection for a worker; false when the queue is full. */
+  enqueueRequest(slot: number): boolean;
+  /** Queues a connection that gave its worker back and wants one again (always fits). */
+  enqueueReacquire(slot: number): void;
+  /** Removes a connection from both queues. */
+  leaveQueues(slot: number): void;
+  /** Returns a worker: handed to the first waiter, or to the free list. */
+  giveWorker(worker: WorkerSlot): void;
+  /** A connection slot became free. */
+  connectionClosed(slot: number): void;
+}

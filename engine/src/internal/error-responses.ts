@@ -1,0 +1,47 @@
+import { type EngineErrorName, engineErrors, errorNames } from "../errors.ts";
+import type { Limits } from "../limits.ts";
+import { asciiBytes } from "./ascii.ts";
+import { statusLine } from "./status-lines.ts";
+
+/** A pre-encoded engine error answer: the Date line goes between `prefix` and `suffix`. */
+export interface ErrorResponse {
+  readonly status: number;
+  readonly prefix: Uint8Array;
+  readonly suffix: Uint8Array;
+}
+
+/** Bytes an error answer may take in the output buffer, Date line included. */
+export const errorResponseMaxBytes = 320;
+
+/** Builds the one table of error answers for these limits (every code has a row by its type). */
+export function buildErrorResponses(limits: Limits): Record<EngineErrorName, ErrorResponse> {
+  const table = {} as Record<EngineErrorName, ErrorResponse>;
+  for (const name of errorNames) {
+    const { status, message } = engineErrors[name];
+    const body = `${message}\n`;
+    const retryAfter = status === 503 ? `Retry-After: ${limits.retryAfterSeconds}\r\n` : "";
+    const suffix = asciiBytes(
+      "Content-Type: text/plain; charset=utf-8\r\n" +
+        `Content-Length: ${body.length}\r\n` +
+        "Connection: close\r\n" +
+        retryAfter +
+        "\r\n" +
+        body,
+    );
+    table[name] = { status, prefix: statusLine(status), suffix };
+  }
+  return table;
+}
+
+/** Written straight to a socket when every connection slot is taken (no slot, no Date). */
+export function cannedServerFullResponse(limits: Limits): Uint8Array {
+  const body = "Service Unavailable: too many connections\n";
+  return asciiBytes(
+    "HTTP/1.1 503 Service Unavailable\r\n" +
+      "Content-Type: text/plain; charset=utf-8\r\n" +
+      `Content-Length: ${body.length}\r\n` +
+      `Retry-After: ${limits.retryAfterSeconds}\r\n` +
+      "Connection: close\r\n\r\n" +
+      body,
+  );
+}

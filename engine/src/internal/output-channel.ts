@@ -1,0 +1,96 @@
+import type { StatsCounters } from "../stats.ts";
+
+/** The part of a Bun socket the output channel uses. */
+export interface WritableSocket {
+  write(data: Uint8Array, byteOffset: number, byteLength: number): number;
+}
+
+/** `flushTo` wrote everything. */
+export const outputDone = 1;
+/** `flushTo` wrote part; the rest waits for `drain`. */
+export const outputBlocked = 0;
+/** `flushTo` found the socket closed. */
+export const outputClosed = -1;
+
+/**
+ * A connection's unsent output: a fixed batch buffer where response heads and small bodies are
+ * collected (so one input chunk gets one `write`), followed by at most one segment written in
+ * place from memory the engine does not copy (worker staging or a borrowed body). Partial writes
+ * continue from an offset on `drain`; nothing is ever copied to make room.
+ */
+export class OutputChannel {
+  readonly buffer: Uint8Array;
+  start = 0;
+  end = 0;
+  segment: Uint8Array | null = null;
+  segmentStart = 0;
+  segmentEnd = 0;
+  /** Whether the segment lives in the worker's staging, so the worker is held until it is sent. */
+  segmentInStaging = false;
+  /** Whether the segment's bytes count as borrowed payload in the stats. */
+  segmentBorrowed = false;
+
+  constructor(buffer: Uint8Array) {
+    this.buffer = buffer;
+  }
+
+  /** Whether any byte is waiting to be written. */
+  get pending(): boolean {
+    return this.end > this.start || this.segment !== null;
+  }
+
+  /** Free bytes at the end of the batch buffer; zero while a segment waits (order must hold). */
+  get room(): number {
+    return this.segment === null ? this.buffer.length - this.end : 0;
+  }
+
+  /** Forgets everything unsent (the connection is closing). */
+  discard(): void {
+    this.start = 0;
+    this.end = 0;
+    this.segment = null;
+    this.segmentInStaging = false;
+    this.segmentBorrowed = false;
+  }
+
+  /** Queues `bytes[from, to)` to be written in place after the batch buffer. */
+  setSegment(bytes: Uint8Array, from: number, to: number, inStaging: boolean, borrowed: boolean) {
+    this.segment = bytes;
+    this.segmentStart = from;
+    this.segmentEnd = to;
+    this.segmentInStaging = inStaging;
+    this.segmentBorrowed = borrowed;
+  }
+
+  /** Writes as much as the socket takes. */
+  flushTo(socket: WritableSocket, stats: StatsCounters): number {
+    if (this.end > this.start) {
+      const length = this.end - this.start;
+      const written = socket.write(this.buffer, this.start, length);
+      if (written < 0) return outputClosed;
+      stats.bytesOut += written;
+      if (written < length) {
+        this.start += written;
+        return outputBlocked;
+      }
+      this.start = 0;
+      this.end = 0;
+    }
+    const segment = this.segment;
+    if (segment !== null) {
+      const length = this.segmentEnd - this.segmentStart;
+      const written = length === 0 ? 0 : socket.write(segment, this.segmentStart, length);
+      if (written < 0) return outputClosed;
+      stats.bytesOut += written;
+      if (this.segmentBorrowed) stats.bytesBorrowed += written;
+      if (written < length) {
+        this.segmentStart += written;
+        return outputBlocked;
+      }
+      this.segment = null;
+      this.segmentInStaging = false;
+      this.segmentBorrowed = false;
+    }
+    return outputDone;
+  }
+}

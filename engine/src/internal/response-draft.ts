@@ -1,0 +1,240 @@
+import type { Limits } from "../limits.ts";
+import { ResponseLimitError } from "../response-errors.ts";
+import type { StatsCounters } from "../stats.ts";
+import { writeDecimal, writeLatin1 } from "./ascii.ts";
+import { statusLine } from "./status-lines.ts";
+import { streamFramePrefixBytes, type WorkerSlot } from "./worker-table.ts";
+
+const textEncoder = new TextEncoder();
+const emptyBytes = new Uint8Array(0);
+const contentLengthName = "Content-Length: ";
+const connectionClose = "Connection: close\r\n";
+const connectionKeepAlive = "Connection: keep-alive\r\n";
+const chunkedEncoding = "Transfer-Encoding: chunked\r\n";
+
+/** Header names the engine writes itself, so that framing cannot be contradicted (lower case). */
+const engineManagedNames = new Set(["content-length", "transfer-encoding", "connection"]);
+
+/**
+ * The unpublished response of one request: status, application header lines (serialised into the
+ * worker's header area) and a body that is either staged (copied into the worker's staging) or
+ * borrowed (kept by reference). Reset per request; nothing is allocated.
+ */
+export class ResponseDraft {
+  readonly #limits: Limits;
+  readonly #stats: StatsCounters;
+  worker: WorkerSlot | null = null;
+  status = 200;
+  headerLength = 0;
+  stagedLength = 0;
+  borrowed: Uint8Array = emptyBytes;
+  hasBorrowed = false;
+  dateSet = false;
+  closeRequested = false;
+
+  constructor(limits: Limits, stats: StatsCounters) {
+    this.#limits = limits;
+    this.#stats = stats;
+  }
+
+  /** Clears the draft (a new request, or a failed handler's draft being discarded). */
+  reset(): void {
+    this.status = 200;
+    this.headerLength = 0;
+    this.stagedLength = 0;
+    this.borrowed = emptyBytes;
+    this.hasBorrowed = false;
+    this.dateSet = false;
+    this.closeRequested = false;
+  }
+
+  /** Where staged body bytes start in the worker's staging (room for a chunk-size line before). */
+  get stagingStart(): number {
+    return streamFramePrefixBytes;
+  }
+
+  setStatus(status: number): void {
+    if (!Number.isInteger(status) || status < 200 || status > 599) {
+      throw new TypeError(
+        `corral: response status must be an integer from 200 to 599, got ${status}`,
+      );
+    }
+    this.status = status;
+  }
+
+  appendHeader(name: string, value: string): void {
+    validateHeaderName(name);
+    validateHeaderValue(name, value);
+    const lowerName = name.toLowerCase();
+    if (lowerName === "connection") {
+      if (/(^|,)\s*close\s*(,|$)/i.test(value)) this.closeRequested = true;
+      return;
+    }
+    if (engineManagedNames.has(lowerName)) {
+      throw new TypeError(`corral: the ${name} header is written by the engine from the body`);
+    }
+    if (lowerName === "date") this.dateSet = true;
+    const worker = this.#requireWorker();
+    const lineLength = name.length + 2 + value.length + 2;
+    if (this.headerLength + lineLength > this.#limits.maxResponseHeaderBytes) {
+      throw new ResponseLimitError(
+        "maxResponseHeaderBytes",
+        `header lines would take ${this.headerLength + lineLength} of ${this.#limits.maxResponseHeaderBytes} bytes`,
+      );
+    }
+    let offset = writeLatin1(worker.headerLines, this.headerLength, name);
+    worker.headerLines[offset++] = 0x3a;
+    worker.headerLines[offset++] = 0x20;
+    offset = writeLatin1(worker.headerLines, offset, value);
+    worker.headerLines[offset++] = 0x0d;
+    worker.headerLines[offset++] = 0x0a;
+    this.headerLength = offset;
+  }
+
+  /** Free bytes of staging left for the body. */
+  get stagingFree(): number {
+    return this.#limits.stagingBytes - this.stagedLength;
+  }
+
+  /** Copies `bytes` after the staged body; throws `ResponseLimitError` when it does not fit. */
+  writeBytes(bytes: Uint8Array): void {
+    const worker = this.#requireWorker();
+    if (bytes.length > this.stagingFree) this.#stagingOverflow(bytes.length);
+    this.#dropBorrowed();
+    worker.staging.set(bytes, streamFramePrefixBytes + this.stagedLength);
+    this.stagedLength += bytes.length;
+    this.#stats.bytesCopiedToStaging += bytes.length;
+  }
+
+  /** Encodes `text` as UTF-8 after the staged body; throws `ResponseLimitError` when it does not fit. */
+  writeText(text: string): void {
+    const worker = this.#requireWorker();
+    const start = streamFramePrefixBytes + this.stagedLength;
+    // Every UTF-16 unit takes at least one byte, so this fails early without encoding.
+    if (text.length > this.stagingFree) this.#stagingOverflow(Buffer.byteLength(text));
+    const target = worker.staging.subarray(start, start + this.stagingFree);
+    const { read, written } = textEncoder.encodeInto(text, target);
+    if (read < text.length) this.#stagingOverflow(Buffer.byteLength(text));
+    this.#dropBorrowed();
+    this.stagedLength += written;
+    this.#stats.bytesCopiedToStaging += written;
+  }
+
+  /** Replaces the body with bytes the caller keeps alive until they are sent. */
+  borrow(bytes: Uint8Array): void {
+    if (bytes.length + this.headerLength > this.#limits.maxResponseBytes) {
+      throw new ResponseLimitError(
+        "maxResponseBytes",
+        `a borrowed body of ${bytes.length} bytes is over ${this.#limits.maxResponseBytes}`,
+      );
+    }
+    this.stagedLength = 0;
+    if (bytes.length < this.#limits.borrowCopyThresholdBytes) {
+      this.writeBytes(bytes);
+      return;
+    }
+    this.borrowed = bytes;
+    this.hasBorrowed = true;
+  }
+
+  /** The body length as sent in Content-Length. */
+  get bodyLength(): number {
+    return this.hasBorrowed ? this.borrowed.length : this.stagedLength;
+  }
+
+  /**
+   * Serialises the status line and header section into `target` at `offset`; returns the new
+   * offset. `bodyFraming` is "length" (Content-Length), "chunked", or "none" (close-delimited).
+   */
+  writeHead(
+    target: Uint8Array,
+    offset: number,
+    date: Uint8Array,
+    bodyFraming: "length" | "chunked" | "none",
+    connection: "close" | "keep-alive" | "default",
+  ): number {
+    const line = statusLine(this.status);
+    target.set(line, offset);
+    let at = offset + line.length;
+    if (!this.dateSet) {
+      target.set(date, at);
+      at += date.length;
+    }
+    if (this.headerLength > 0 && this.worker !== null) {
+      target.set(this.worker.headerLines.subarray(0, this.headerLength), at);
+      at += this.headerLength;
+    }
+    // RFC 9110 §8.6: no Content-Length in 204 responses; a 304 would describe another response.
+    if (bodyFraming === "length" && this.status !== 204 && this.status !== 304) {
+      at = writeLatin1(target, at, contentLengthName);
+      at = writeDecimal(target, at, this.bodyLength);
+      target[at++] = 0x0d;
+      target[at++] = 0x0a;
+    } else if (bodyFraming === "chunked") {
+      at = writeLatin1(target, at, chunkedEncoding);
+    }
+    if (connection === "close") at = writeLatin1(target, at, connectionClose);
+    else if (connection === "keep-alive") at = writeLatin1(target, at, connectionKeepAlive);
+    target[at++] = 0x0d;
+    target[at++] = 0x0a;
+    return at;
+  }
+
+  /** Whether this status carries no body at all (RFC 9110 §15.3.5, §15.4.5). */
+  get bodyForbidden(): boolean {
+    return this.status === 204 || this.status === 304;
+  }
+
+  #dropBorrowed(): void {
+    if (this.hasBorrowed) {
+      this.borrowed = emptyBytes;
+      this.hasBorrowed = false;
+    }
+  }
+
+  #stagingOverflow(adding: number): never {
+    throw new ResponseLimitError(
+      "stagingBytes",
+      `${this.stagedLength} staged + ${adding} more is over ${this.#limits.stagingBytes} bytes`,
+    );
+  }
+
+  #requireWorker(): WorkerSlot {
+    if (this.worker === null) {
+      throw new TypeError("corral: the response has no worker; call acquireWorker() first");
+    }
+    return this.worker;
+  }
+}
+
+function validateHeaderName(name: string): void {
+  if (name.length === 0) throw new TypeError("corral: a header name must not be empty");
+  for (let index = 0; index < name.length; index++) {
+    const code = name.charCodeAt(index);
+    const isToken =
+      (code >= 0x61 && code <= 0x7a) ||
+      (code >= 0x41 && code <= 0x5a) ||
+      (code >= 0x30 && code <= 0x39) ||
+      (code < 0x7f && "!#$%&'*+-.^_`|~".includes(name[index]!));
+    if (!isToken) throw new TypeError(`corral: invalid header name ${JSON.stringify(name)}`);
+  }
+}
+
+function validateHeaderValue(name: string, value: string): void {
+  for (let index = 0; index < value.length; index++) {
+    const code = value.charCodeAt(index);
+    // RFC 9110 §5.5: no CR, LF, NUL or other controls but HTAB; Latin-1 only on the wire.
+    if ((code < 0x20 && code !== 0x09) || code === 0x7f || code > 0xff) {
+      throw new TypeError(`corral: invalid character in the value of header ${name}`);
+    }
+  }
+  const first = value.charCodeAt(0);
+  const last = value.charCodeAt(value.length - 1);
+  if (first === 0x20 || first === 0x09 || last === 0x20 || last === 0x09) {
+    throw new TypeError(
+      `corral: the value of header ${name} must not start or end with whitespace`,
+    );
+  }
+}
+
+export { emptyBytes };

@@ -1,0 +1,232 @@
+import { ClientGoneError, ResponseLimitError } from "../response-errors.ts";
+import { asciiBytes, hexLength, writeHex } from "./ascii.ts";
+import type { Connection } from "./connection.ts";
+import { streamFramePrefixBytes } from "./worker-table.ts";
+
+const lastChunk = asciiBytes("0\r\n\r\n");
+
+/**
+ * The streamed response of a connection: data staged in the worker's staging is framed in place
+ * (chunk-size line before it, CRLF after it, in room reserved around staging) and written as one
+ * segment, so a flush is one write and copies nothing. HTTP/1.0 gets a close-delimited body.
+ */
+export class StreamFraming {
+  readonly #connection: Connection;
+  started = false;
+  headSent = false;
+  finished = false;
+  aborted = false;
+  #chunked = true;
+  #streamedBytes = 0;
+  #flushRequested = false;
+  #finishRequested = false;
+  #inFlight = false;
+  #resolve: (() => void) | null = null;
+  #reject: ((error: Error) => void) | null = null;
+  #failure: Error | null = null;
+
+  constructor(connection: Connection) {
+    this.#connection = connection;
+  }
+
+  reset(): void {
+    this.started = false;
+    this.headSent = false;
+    this.finished = false;
+    this.aborted = false;
+    this.#streamedBytes = 0;
+    this.#flushRequested = false;
+    this.#finishRequested = false;
+    this.#inFlight = false;
+    this.#resolve = null;
+    this.#reject = null;
+    this.#failure = null;
+  }
+
+  /** Whether a flush is requested or on its way (staging must not change). */
+  get busy(): boolean {
+    return this.#flushRequested || this.#inFlight;
+  }
+
+  start(): void {
+    const connection = this.#connection;
+    if (connection.draft.hasBorrowed) {
+      throw new TypeError("corral: a response with a borrowed body cannot also be streamed");
+    }
+    this.started = true;
+    this.#chunked = connection.head.versionMinor >= 1;
+    // RFC 9112 §6.3: an HTTP/1.0 client reads a body of unknown length until the connection closes.
+    if (!this.#chunked) connection.draft.closeRequested = true;
+    // Anything staged before stream() is the first part of the stream.
+    this.#streamedBytes = connection.draft.stagedLength;
+    connection.streamStarted();
+  }
+
+  /** Copies as much of `bytes` as staging has room for; returns how many bytes were taken. */
+  write(bytes: Uint8Array): number {
+    this.#checkWritable();
+    const draft = this.#connection.draft;
+    const take = Math.min(bytes.length, draft.stagingFree);
+    this.#checkTotal(take);
+    if (take === 0) return 0;
+    draft.writeBytes(take === bytes.length ? bytes : bytes.subarray(0, take));
+    this.#streamedBytes += take;
+    return take;
+  }
+
+  /** Copies `text` as UTF-8; throws `ResponseLimitError` when staging has no room for all of it. */
+  writeText(text: string): void {
+    this.#checkWritable();
+    const draft = this.#connection.draft;
+    const before = draft.stagedLength;
+    draft.writeText(text);
+    const added = draft.stagedLength - before;
+    try {
+      this.#checkTotal(added);
+    } catch (error) {
+      draft.stagedLength = before;
+      throw error;
+    }
+    this.#streamedBytes += added;
+  }
+
+  /** Sends what is staged; resolves when the socket has taken it. */
+  flush(finish: boolean): Promise<void> {
+    if (this.#failure !== null) return Promise.reject(this.#failure);
+    if (this.finished || this.#finishRequested) {
+      return Promise.reject(new TypeError("corral: the stream is already finished"));
+    }
+    if (this.busy) {
+      return Promise.reject(new TypeError("corral: a flush is already on its way; await it first"));
+    }
+    this.#flushRequested = true;
+    this.#finishRequested = finish;
+    const promise = new Promise<void>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+    this.#connection.pump();
+    return promise;
+  }
+
+  /** The handler returned with the stream open: finish it for the handler. */
+  finishFromEngine(): void {
+    if (this.finished || this.aborted || this.#finishRequested) return;
+    if (this.#inFlight || this.#flushRequested) {
+      // A flush the handler did not await: finish after it.
+      const resolve = this.#resolve;
+      this.#resolve = () => {
+        resolve?.();
+        this.finishFromEngine();
+      };
+      return;
+    }
+    this.flush(true).catch(() => {});
+  }
+
+  /** Builds the next frame once earlier output is written (called by the connection's pump). */
+  composePending(): void {
+    if (!this.#flushRequested || this.#inFlight) return;
+    const connection = this.#connection;
+    const draft = connection.draft;
+    const output = connection.output;
+    this.#flushRequested = false;
+    this.#inFlight = true;
+    if (!this.headSent) {
+      const disposition = connection.connectionDisposition();
+      const framing = this.#chunked ? "chunked" : "none";
+      output.end = draft.writeHead(
+        output.buffer,
+        output.end,
+        connection.context.date.bytes,
+        framing,
+        disposition,
+      );
+      this.headSent = true;
+      connection.context.stats.countResponse(draft.status);
+    }
+    const length = connection.isHeadRequest ? 0 : draft.stagedLength;
+    if (connection.isHeadRequest) draft.stagedLength = 0;
+    if (length > 0) {
+      const staging = draft.worker!.staging;
+      const dataStart = streamFramePrefixBytes;
+      if (this.#chunked) {
+        const frameStart = dataStart - hexLength(length) - 2;
+        writeHex(staging, frameStart, length);
+        staging[dataStart - 2] = 0x0d;
+        staging[dataStart - 1] = 0x0a;
+        let frameEnd = dataStart + length;
+        staging[frameEnd++] = 0x0d;
+        staging[frameEnd++] = 0x0a;
+        if (this.#finishRequested) {
+          staging.set(lastChunk, frameEnd);
+          frameEnd += lastChunk.length;
+        }
+        output.setSegment(staging, frameStart, frameEnd, true, false);
+      } else {
+        output.setSegment(staging, dataStart, dataStart + length, true, false);
+      }
+    } else if (this.#finishRequested && this.#chunked && !connection.isHeadRequest) {
+      output.buffer.set(lastChunk, output.end);
+      output.end += lastChunk.length;
+    }
+    if (!output.pending) this.outputDone();
+  }
+
+  /** Everything composed so far has been written. */
+  outputDone(): void {
+    if (!this.#inFlight) return;
+    this.#inFlight = false;
+    const connection = this.#connection;
+    connection.draft.stagedLength = 0;
+    const resolve = this.#resolve;
+    this.#resolve = null;
+    this.#reject = null;
+    if (this.#finishRequested) {
+      this.finished = true;
+      connection.requestDone();
+    }
+    resolve?.();
+  }
+
+  /** The handler failed after streaming began: end without the last chunk, so the client knows. */
+  abort(): void {
+    if (this.finished || this.aborted) return;
+    this.aborted = true;
+    this.#fail(new ClientGoneError("the stream was aborted"));
+    this.#connection.close();
+  }
+
+  /** The connection is gone: a waiting or later flush rejects. */
+  clientGone(reason: Error): void {
+    if (!this.started) return;
+    this.#fail(reason);
+  }
+
+  #fail(reason: Error): void {
+    this.#failure = reason;
+    const reject = this.#reject;
+    this.#resolve = null;
+    this.#reject = null;
+    this.#flushRequested = false;
+    this.#inFlight = false;
+    reject?.(reason);
+  }
+
+  #checkWritable(): void {
+    if (this.#failure !== null) throw this.#failure;
+    if (this.finished || this.#finishRequested)
+      throw new TypeError("corral: the stream is finished");
+    if (this.busy) throw new TypeError("corral: a flush is on its way; await it before writing");
+  }
+
+  #checkTotal(adding: number): void {
+    const limit = this.#connection.context.limits.maxResponseBytes;
+    if (this.#streamedBytes + adding > limit) {
+      throw new ResponseLimitError(
+        "maxResponseBytes",
+        `the stream would reach ${this.#streamedBytes + adding} bytes, over ${limit}`,
+      );
+    }
+  }
+}

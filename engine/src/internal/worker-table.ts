@@ -1,0 +1,60 @@
+import type { Limits } from "../limits.ts";
+import { FreeList } from "./free-list.ts";
+
+/** Room before staged stream data for a chunk-size line, and after it for CRLF and the last chunk. */
+export const streamFramePrefixBytes = 16;
+export const streamFrameSuffixBytes = 8;
+
+/** One application worker: the memory a handler's response and request body live in. */
+export interface WorkerSlot {
+  readonly index: number;
+  /** Response body staging, with framing room around it for streamed chunks. */
+  readonly staging: Uint8Array;
+  /** Application-set response header lines, already serialised as `Name: value\r\n`. */
+  readonly headerLines: Uint8Array;
+  /** Request-body storage for bodies that are not borrowed from one socket chunk. */
+  readonly body: Uint8Array;
+}
+
+/** The fixed table of workers, carved at startup out of three arenas. */
+export class WorkerTable {
+  readonly slots: readonly WorkerSlot[];
+  readonly #free: FreeList;
+
+  constructor(limits: Limits) {
+    const stagingStride = streamFramePrefixBytes + limits.stagingBytes + streamFrameSuffixBytes;
+    const stagingArena = new Uint8Array(limits.workers * stagingStride);
+    const headerArena = new Uint8Array(limits.workers * limits.maxResponseHeaderBytes);
+    const bodyArena = new Uint8Array(limits.workers * limits.maxBodyBytes);
+    const slots: WorkerSlot[] = [];
+    for (let index = 0; index < limits.workers; index++) {
+      slots.push({
+        index,
+        staging: stagingArena.subarray(index * stagingStride, (index + 1) * stagingStride),
+        headerLines: headerArena.subarray(
+          index * limits.maxResponseHeaderBytes,
+          (index + 1) * limits.maxResponseHeaderBytes,
+        ),
+        body: bodyArena.subarray(index * limits.maxBodyBytes, (index + 1) * limits.maxBodyBytes),
+      });
+    }
+    this.slots = slots;
+    this.#free = new FreeList(limits.workers);
+  }
+
+  /** Workers taken now. */
+  get busy(): number {
+    return this.#free.used;
+  }
+
+  /** Takes a free worker, or undefined when all are busy. */
+  take(): WorkerSlot | undefined {
+    const index = this.#free.take();
+    return index < 0 ? undefined : this.slots[index];
+  }
+
+  /** Returns a worker to the free list. */
+  give(worker: WorkerSlot): void {
+    this.#free.give(worker.index);
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The result of parsing one request head, reused per connection. Every position is an offset
+ * relative to `base` in `buffer`, so the head can move from a socket chunk into the connection's
+ * head buffer without rewriting offsets. Strings are made only when the application asks.
+ */
+export class ParsedHead {
+  buffer: Uint8Array = new Uint8Array(0);
+  base = 0;
+  /** Bytes parsed so far (incremental position) and the start of the line being scanned. */
+  scanned = 0;
+  lineStart = 0;
+  requestLineDone = false;
+
+  methodEnd = 0;
+  targetStart = 0;
+  targetEnd = 0;
+  /** Where the path starts inside the target (after scheme and authority for absolute-form). */
+  pathStart = 0;
+  /** The `?` of the query, or `targetEnd` when there is none. */
+  pathEnd = 0;
+  /** 0 for HTTP/1.0; 1 for HTTP/1.1 and higher 1.x minors (RFC 9110 §6.2: served as 1.1). */
+  versionMinor = 1;
+  headEnd = 0;
+
+  headerCount = 0;
+  /** Four entries per header field: name start, name end, value start, value end. */
+  readonly headerOffsets: Uint32Array;
+
+  hostCount = 0;
+  contentLength = -1;
+  chunked = false;
+  transferEncodingSeen = false;
+  connectionClose = false;
+  connectionKeepAlive = false;
+  expectContinue = false;
+
+  constructor(maxHeaderCount: number) {
+    this.headerOffsets = new Uint32Array(maxHeaderCount * 4);
+  }
+
+  /** Starts a new head at `base` of `buffer`. */
+  reset(buffer: Uint8Array, base: number): void {
+    this.buffer = buffer;
+    this.base = base;
+    this.scanned = 0;
+    this.lineStart = 0;
+    this.requestLineDone = false;
+    this.headerCount = 0;
+    this.hostCount = 0;
+    this.contentLength = -1;
+    this.chunked = false;
+    this.transferEncodingSeen = false;
+    this.connectionClose = false;
+    this.connectionKeepAlive = false;
+    this.expectContinue = false;
+  }
+
+  /** Whether the connection may carry another request after this one (RFC 9112 §9.3). */
+  get keepAlive(): boolean {
+    if (this.connectionClose) return false;
+    return this.versionMinor >= 1 || this.connectionKeepAlive;
+  }
+}

@@ -1,0 +1,221 @@
+import type { Socket, TCPSocketListener } from "bun";
+import { Connection } from "./internal/connection.ts";
+import type { EngineContext, Handler } from "./internal/engine-context.ts";
+import { buildErrorResponses, cannedServerFullResponse } from "./internal/error-responses.ts";
+import { FreeList } from "./internal/free-list.ts";
+import { CachedDateHeader } from "./internal/http-date.ts";
+import { SlotQueue } from "./internal/slot-queue.ts";
+import { type WorkerSlot, WorkerTable } from "./internal/worker-table.ts";
+import { budgetLine, type Limits, resolveLimits } from "./limits.ts";
+import { type EngineStats, StatsCounters } from "./stats.ts";
+
+/** Options of `listen()`. */
+export interface ListenOptions {
+  /** Address to bind; IPv4 loopback by default. */
+  readonly hostname?: string;
+  /** Port to bind; 0 picks a free one. */
+  readonly port: number;
+  /** Overrides of `defaultLimits`; validated, then reserved. */
+  readonly limits?: Partial<Limits>;
+  /** Called once per request. */
+  readonly handler: Handler;
+  /** Where the budget line goes; `console.log` by default, `null` for silence. */
+  readonly log?: ((line: string) => void) | null;
+}
+
+/** A running engine. */
+export interface Server {
+  readonly hostname: string;
+  readonly port: number;
+  /** The limits in force, defaults merged. */
+  readonly limits: Limits;
+  /** The memory budget line printed at start. */
+  readonly budget: string;
+  /** Exact counters now. */
+  stats(): EngineStats;
+  /**
+   * Stops accepting, closes idle connections, lets responses in progress finish for up to
+   * `graceMs`, then closes the rest. Resolves when every connection is closed.
+   */
+  stop(options?: { readonly graceMs?: number }): Promise<void>;
+}
+
+/**
+ * Starts the engine: reserves every buffer for the limits, binds, and serves `handler`.
+ *
+ * @example
+ * const server = listen({ port: 3000, handler(exchange) {
+ *   exchange.setHeader("Content-Type", "text/plain");
+ *   exchange.writeText("Hello, World!");
+ * } });
+ */
+export function listen(options: ListenOptions): Server {
+  const limits = resolveLimits(options.limits);
+  if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
+    throw new RangeError(`corral: port must be an integer from 0 to 65535, got ${options.port}`);
+  }
+  if (typeof options.handler !== "function")
+    throw new TypeError("corral: handler must be a function");
+  const hostname = options.hostname ?? "127.0.0.1";
+  const stats = new StatsCounters();
+  const workers = new WorkerTable(limits);
+  const requestQueue = new SlotQueue(limits.maxConnections);
+  const reacquireQueue = new SlotQueue(limits.maxConnections);
+  const freeSlots = new FreeList(limits.maxConnections);
+  const connections: Connection[] = [];
+  let onAllClosed: (() => void) | null = null;
+
+  const context: EngineContext = {
+    limits,
+    stats,
+    handler: options.handler,
+    date: new CachedDateHeader(Date.now()),
+    errorResponses: buildErrorResponses(limits),
+    now: performance.now(),
+    stopping: false,
+    takeWorker() {
+      if (requestQueue.length > 0 || reacquireQueue.length > 0) return undefined;
+      const worker = workers.take();
+      if (worker !== undefined) {
+        stats.workersBusy = workers.busy;
+        if (workers.busy > stats.peakWorkersBusy) stats.peakWorkersBusy = workers.busy;
+      }
+      return worker;
+    },
+    enqueueRequest(slot) {
+      if (requestQueue.length >= limits.maxQueuedRequests) return false;
+      requestQueue.push(slot);
+      stats.queuedRequests = requestQueue.length;
+      return true;
+    },
+    enqueueReacquire(slot) {
+      reacquireQueue.push(slot);
+    },
+    leaveQueues(slot) {
+      requestQueue.remove(slot);
+      reacquireQueue.remove(slot);
+      stats.queuedRequests = requestQueue.length;
+    },
+    giveWorker(worker: WorkerSlot) {
+      // Streams that gave their worker back come first: they were admitted already.
+      const slot = reacquireQueue.length > 0 ? reacquireQueue.shift() : requestQueue.shift();
+      stats.queuedRequests = requestQueue.length;
+      if (slot >= 0) {
+        connections[slot]!.grantWorker(worker);
+        return;
+      }
+      workers.give(worker);
+      stats.workersBusy = workers.busy;
+    },
+    connectionClosed(slot) {
+      freeSlots.give(slot);
+      stats.connectionsOpen--;
+      if (stats.connectionsOpen === 0) onAllClosed?.();
+    },
+  };
+
+  const headArena = new Uint8Array(limits.maxConnections * limits.maxHeaderBytes);
+  const outputArena = new Uint8Array(limits.maxConnections * limits.connectionOutputBytes);
+  for (let slot = 0; slot < limits.maxConnections; slot++) {
+    connections.push(
+      new Connection(
+        slot,
+        context,
+        headArena.subarray(slot * limits.maxHeaderBytes, (slot + 1) * limits.maxHeaderBytes),
+        outputArena.subarray(
+          slot * limits.connectionOutputBytes,
+          (slot + 1) * limits.connectionOutputBytes,
+        ),
+      ),
+    );
+  }
+  const serverFull = cannedServerFullResponse(limits);
+
+  const listener: TCPSocketListener<number> = Bun.listen<number>({
+    hostname,
+    port: options.port,
+    allowHalfOpen: true,
+    socket: {
+      open(socket: Socket<number>) {
+        const slot = context.stopping ? -1 : freeSlots.take();
+        if (slot < 0) {
+          stats.connectionsRejected++;
+          socket.data = -1;
+          socket.write(serverFull, 0, serverFull.length);
+          socket.end();
+          return;
+        }
+        socket.data = slot;
+        stats.connectionsAccepted++;
+        stats.connectionsOpen++;
+        if (stats.connectionsOpen > stats.peakConnections)
+          stats.peakConnections = stats.connectionsOpen;
+        connections[slot]!.open(socket);
+      },
+      data(socket: Socket<number>, chunk: Uint8Array) {
+        const slot = socket.data;
+        if (slot >= 0) connections[slot]!.onData(chunk);
+      },
+      drain(socket: Socket<number>) {
+        const slot = socket.data;
+        if (slot >= 0) connections[slot]!.onDrain();
+      },
+      end(socket: Socket<number>) {
+        const slot = socket.data;
+        if (slot >= 0) connections[slot]!.onEnd();
+        else socket.end();
+      },
+      close(socket: Socket<number>) {
+        const slot = socket.data;
+        if (slot >= 0) connections[slot]!.onClose();
+      },
+      error(socket: Socket<number>) {
+        const slot = socket.data;
+        if (slot >= 0) connections[slot]!.onClose();
+      },
+    },
+  });
+
+  const sweep = setInterval(() => {
+    const now = performance.now();
+    context.now = now;
+    context.date.refresh(Date.now());
+    for (const connection of connections) {
+      if (connection.socket !== null) connection.checkDeadlines(now);
+    }
+  }, limits.sweepIntervalMs);
+
+  const budget = budgetLine(limits);
+  const log = options.log === undefined ? console.log : options.log;
+  log?.(budget);
+
+  let stopped: Promise<void> | null = null;
+  return {
+    hostname,
+    port: listener.port,
+    limits,
+    budget,
+    stats: () => stats.snapshot(),
+    stop({ graceMs = 5000 } = {}) {
+      if (stopped !== null) return stopped;
+      context.stopping = true;
+      listener.stop(false);
+      stopped = new Promise<void>((resolve) => {
+        const finish = () => {
+          clearInterval(sweep);
+          clearTimeout(forceTimer);
+          onAllClosed = null;
+          listener.stop(true);
+          resolve();
+        };
+        const forceTimer = setTimeout(() => {
+          for (const connection of connections) connection.terminate();
+        }, graceMs);
+        onAllClosed = finish;
+        for (const connection of connections) connection.closeIfIdle();
+        if (stats.connectionsOpen === 0) finish();
+      });
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import type { EngineErrorName } from "./errors.ts";
+
+/** Why the sweep closed a connection. */
+export type DeadlineKind = "header" | "body" | "idle" | "writeStall" | "request" | "stream";
+
+/** A snapshot of the engine's exact counters, as `server.stats()` returns it. */
+export interface EngineStats {
+  /** Connections open now. */
+  readonly connectionsOpen: number;
+  /** Connections given a slot since start. */
+  readonly connectionsAccepted: number;
+  /** Connections answered with the canned 503 because every slot was taken. */
+  readonly connectionsRejected: number;
+  /** Most connection slots in use at once. */
+  readonly peakConnections: number;
+  /** Workers running a handler or holding its response now. */
+  readonly workersBusy: number;
+  /** Most workers busy at once. */
+  readonly peakWorkersBusy: number;
+  /** Requests waiting for a worker now. */
+  readonly queuedRequests: number;
+  /** Requests whose head was parsed completely. */
+  readonly requests: number;
+  /** Responses sent, by status class. */
+  readonly responses: {
+    readonly "1xx": number;
+    readonly "2xx": number;
+    readonly "3xx": number;
+    readonly "4xx": number;
+    readonly "5xx": number;
+  };
+  /** Bytes read from sockets. */
+  readonly bytesIn: number;
+  /** Bytes the sockets accepted. */
+  readonly bytesOut: number;
+  /** Response payload bytes copied into worker staging (bodies and streamed data). */
+  readonly bytesCopiedToStaging: number;
+  /** Response payload bytes written straight from application-owned (borrowed) memory. */
+  readonly bytesBorrowed: number;
+  /** Connections closed by each deadline. */
+  readonly deadlineCloses: { readonly [K in DeadlineKind]: number };
+  /** Engine error answers, by error name. */
+  readonly errors: { readonly [N in EngineErrorName]?: number };
+  /** Handlers that threw or rejected (answered by the engine's bare 500 when unpublished). */
+  readonly handlerFailures: number;
+}
+
+/** The mutable counters behind `EngineStats`; the engine increments fields directly. */
+export class StatsCounters {
+  connectionsOpen = 0;
+  connectionsAccepted = 0;
+  connectionsRejected = 0;
+  peakConnections = 0;
+  workersBusy = 0;
+  peakWorkersBusy = 0;
+  queuedRequests = 0;
+  requests = 0;
+  readonly responses = new Float64Array(6);
+  bytesIn = 0;
+  bytesOut = 0;
+  bytesCopiedToStaging = 0;
+  bytesBorrowed = 0;
+  readonly deadlineCloses: Record<DeadlineKind, number> = {
+    header: 0,
+    body: 0,
+    idle: 0,
+    writeStall: 0,
+    request: 0,
+    stream: 0,
+  };
+  readonly errors: { [N in EngineErrorName]?: number } = {};
+  handlerFailures = 0;
+
+  /** Counts one response by its status class. */
+  countResponse(status: number): void {
+    const statusClass = Math.floor(status / 100);
+    this.responses[statusClass] = (this.responses[statusClass] ?? 0) + 1;
+  }
+
+  /** Counts one engine error answer. */
+  countError(name: EngineErrorName): void {
+    this.errors[name] = (this.errors[name] ?? 0) + 1;
+  }
+
+  /** A frozen copy for callers. */
+  snapshot(): EngineStats {
+    const responses = this.responses;
+    return {
+      connectionsOpen: this.connectionsOpen,
+      connectionsAccepted: this.connectionsAccepted,
+      connectionsRejected: this.connectionsRejected,
+      peakConnections: this.peakConnections,
+      workersBusy: this.workersBusy,
+      peakWorkersBusy: this.peakWorkersBusy,
+      queuedRequests: this.queuedRequests,
+      requests: this.requests,
+      responses: {
+        "1xx": responses[1]!,
+        "2xx": responses[2]!,
+        "3xx": responses[3]!,
+        "4xx": responses[4]!,
+        "5xx": responses[5]!,
+      },
+      bytesIn: this.bytesIn,
+      bytesOut: this.bytesOut,
+      bytesCopiedToStaging: this.bytesCopiedToStaging,
+      bytesBorrowed: this.bytesBorrowed,
+      deadlineCloses: { ...this.deadlineCloses },
+      errors: { ...this.errors },
+      handlerFailures: this.handlerFailures,
+    };
+  }
+}
