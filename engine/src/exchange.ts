@@ -41,14 +41,14 @@ export class Exchange {
     return this.#connection.generation === this.#generation;
   }
 
-  /** @internal */
+  /** @internal The client's departure when that ended the request, else a staleness error. */
   staleError(what: string): Error {
     return this.#abortReason ?? new StaleExchangeError(what);
   }
 
   /** @internal Throws unless the request is still in progress. */
   assertLive(what: string): void {
-    if (this.#connection.generation !== this.#generation) throw new StaleExchangeError(what);
+    if (this.#connection.generation !== this.#generation) throw this.staleError(what);
   }
 
   // ---- request ------------------------------------------------------------------------------

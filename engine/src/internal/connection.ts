@@ -212,7 +212,12 @@ export class Connection {
         this.#consumeInput();
         if (this.output.pending) {
           if (!this.#writeOutput()) break;
-        } else if (this.#closeAfterOutput && !this.#requestInProgress()) {
+        } else if (
+          this.#closeAfterOutput &&
+          !this.#pumpAgain &&
+          this.#pendingError === null &&
+          !this.#requestInProgress()
+        ) {
           this.#finishClosing();
           break;
         }

@@ -17,7 +17,8 @@ export interface WireResponse {
  */
 export class RawClient {
   readonly #socket: Socket<undefined>;
-  #received = new Uint8Array(0);
+  #storage = new Uint8Array(0);
+  #length = 0;
   #closed = false;
   #waiters: Array<() => void> = [];
   /** Sizes of the data events received, in order (to count parts of a stream). */
@@ -62,10 +63,15 @@ export class RawClient {
 
   #append(data: Uint8Array): void {
     this.chunkSizes.push(data.length);
-    const joined = new Uint8Array(this.#received.length + data.length);
-    joined.set(this.#received, 0);
-    joined.set(data, this.#received.length);
-    this.#received = joined;
+    const needed = this.#length + data.length;
+    if (needed > this.#storage.length) {
+      // Doubling keeps large downloads linear.
+      const grown = new Uint8Array(Math.max(needed, this.#storage.length * 2, 4096));
+      grown.set(this.#storage.subarray(0, this.#length), 0);
+      this.#storage = grown;
+    }
+    this.#storage.set(data, this.#length);
+    this.#length = needed;
     this.#wake();
   }
 
@@ -87,12 +93,12 @@ export class RawClient {
 
   /** Every byte received so far. */
   get received(): Uint8Array {
-    return this.#received;
+    return this.#storage.subarray(0, this.#length);
   }
 
   /** Everything received so far, as Latin-1 text. */
   get receivedText(): string {
-    return Buffer.from(this.#received).toString("latin1");
+    return Buffer.from(this.received).toString("latin1");
   }
 
   /** Sends bytes or Latin-1 text as they are. */
@@ -153,13 +159,13 @@ export class RawClient {
     let parsed: WireResponse[] = [];
     await this.waitFor(
       () => {
-        parsed = parseResponses(this.#received, this.#closed);
+        parsed = parseResponses(this.received, this.#closed);
         return parsed.length >= count || this.#closed;
       },
       `${count} responses`,
       timeoutMs,
     );
-    parsed = parseResponses(this.#received, this.#closed);
+    parsed = parseResponses(this.received, this.#closed);
     if (parsed.length < count) {
       throw new Error(
         `expected ${count} responses, got ${parsed.length}: ${JSON.stringify(this.receivedText.slice(0, 600))}`,

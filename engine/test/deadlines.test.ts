@@ -1,0 +1,132 @@
+import { expect, test } from "bun:test";
+import { RawClient } from "./support/raw-client.ts";
+import { startServer, waitUntil } from "./support/test-server.ts";
+
+const fast = { sweepIntervalMs: 5 };
+
+test("a head that does not complete before the header deadline gets 408 and is closed", async () => {
+  await using server = startServer((exchange) => exchange.writeText("ok"), {
+    ...fast,
+    headerDeadlineMs: 60,
+  });
+  using client = await RawClient.connect(server.port);
+  client.send("GET / HTTP/1.1\r\nHost: h\r\n");
+  const response = await client.response();
+  await client.waitForClose();
+  expect({
+    statusLine: response.statusLine,
+    connection: response.header("connection"),
+    deadlineCloses: server.stats().deadlineCloses.header,
+    errors: server.stats().errors,
+  }).toEqual({
+    statusLine: "HTTP/1.1 408 Request Timeout",
+    connection: "close",
+    deadlineCloses: 1,
+    errors: { headerTimeout: 1 },
+  });
+});
+
+test("a body that does not arrive before the body deadline gets 408 and is closed", async () => {
+  await using server = startServer((exchange) => exchange.writeText("ok"), {
+    ...fast,
+    bodyDeadlineMs: 60,
+  });
+  using client = await RawClient.connect(server.port);
+  client.send("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 10\r\n\r\nabc");
+  const response = await client.response();
+  await client.waitForClose();
+  expect([response.status, server.stats().deadlineCloses.body, server.stats().workersBusy]).toEqual(
+    [408, 1, 0],
+  );
+});
+
+test("an idle keep-alive connection is closed quietly after the idle timeout", async () => {
+  await using server = startServer((exchange) => exchange.writeText("ok"), {
+    ...fast,
+    idleTimeoutMs: 60,
+  });
+  using client = await RawClient.connect(server.port);
+  client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+  const response = await client.response();
+  await client.waitForClose();
+  const stats = server.stats();
+  expect({
+    status: response.status,
+    onlyOneResponse: client.receivedText.split("HTTP/1.1").length - 1,
+    idleCloses: stats.deadlineCloses.idle,
+    open: stats.connectionsOpen,
+  }).toEqual({ status: 200, onlyOneResponse: 1, idleCloses: 1, open: 0 });
+});
+
+test("a fresh connection that sends nothing is closed after the header deadline, without an answer", async () => {
+  await using server = startServer((exchange) => exchange.writeText("ok"), {
+    ...fast,
+    headerDeadlineMs: 50,
+  });
+  using client = await RawClient.connect(server.port);
+  await client.waitForClose();
+  expect([client.received.length, server.stats().deadlineCloses.idle]).toEqual([0, 1]);
+});
+
+test("a reader that stops reading is closed by the write-stall deadline; others are still served", async () => {
+  const big = new Uint8Array(32 * 1024 * 1024).fill(0x61);
+  await using server = startServer(
+    (exchange) => (exchange.path === "/big" ? exchange.borrowBody(big) : exchange.writeText("ok")),
+    {
+      ...fast,
+      writeStallMs: 100,
+    },
+  );
+  using reader = await RawClient.connect(server.port);
+  // A raw socket that never reads: open it with Bun.connect and pause reading.
+  const socket = await Bun.connect({
+    hostname: "127.0.0.1",
+    port: server.port,
+    socket: {
+      data() {},
+      open(s) {
+        s.pause();
+      },
+    },
+  });
+  socket.write("GET /big HTTP/1.1\r\nHost: h\r\n\r\n");
+  await waitUntil(
+    () => server.stats().deadlineCloses.writeStall === 1,
+    "the write stall to close it",
+  );
+  reader.send("GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+  expect((await reader.response()).text).toBe("ok");
+  const stats = server.stats();
+  // The engine never buffered the body: it wrote what the socket took and dropped the rest.
+  expect(stats.bytesOut).toBeLessThan(big.length);
+  expect(stats.deadlineCloses.writeStall).toBe(1);
+  expect(stats.workersBusy).toBe(0);
+  socket.terminate();
+});
+
+test("a handler that outlives the request deadline: 503, its signal fires, its worker returns when it ends", async () => {
+  let aborted: unknown;
+  let finish: () => void = () => {};
+  const finished = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  await using server = startServer(
+    async (exchange) => {
+      exchange.signal.addEventListener("abort", () => {
+        aborted = exchange.signal.reason;
+      });
+      await finished;
+    },
+    { ...fast, requestDeadlineMs: 60 },
+  );
+  using client = await RawClient.connect(server.port);
+  client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+  const response = await client.response();
+  await client.waitForClose();
+  expect(response.statusLine).toBe("HTTP/1.1 503 Service Unavailable");
+  expect(String(aborted)).toContain("ClientGoneError");
+  expect(server.stats().workersBusy).toBe(1);
+  finish();
+  await waitUntil(() => server.stats().workersBusy === 0, "the worker to come back");
+  expect(server.stats().deadlineCloses.request).toBe(1);
+});
