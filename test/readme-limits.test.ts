@@ -1,0 +1,20 @@
+import { expect, test } from "bun:test";
+import { defaultLimits } from "corral-engine";
+
+test("the README's limits table lists every limit with its default", async () => {
+  const readme = await Bun.file(`${import.meta.dir}/../README.md`).text();
+  const rows = [...readme.matchAll(/^\| `(\w+)` \| (\d+) \|/gm)].map((match) => [
+    match[1],
+    Number(match[2]),
+  ]);
+  expect(Object.fromEntries(rows)).toEqual({ ...defaultLimits });
+});
+
+test("docs/limits.md documents every limit with its default", async () => {
+  const doc = await Bun.file(`${import.meta.dir}/../docs/limits.md`).text();
+  const rows = [...doc.matchAll(/^\| `(\w+)` \| (\d+) \|/gm)].map((match) => [
+    match[1],
+    Number(match[2]),
+  ]);
+  expect(Object.fromEntries(rows)).toEqual({ ...defaultLimits });
+});
