@@ -122,7 +122,7 @@ export class ResponseDraft {
 
   /** Replaces the body with bytes the caller keeps alive until they are sent. */
   borrow(bytes: Uint8Array): void {
-    if (bytes.length + this.headerLength > this.#limits.maxResponseBytes) {
+    if (bytes.length > this.#limits.maxResponseBytes) {
       throw new ResponseLimitError(
         "maxResponseBytes",
         `a borrowed body of ${bytes.length} bytes is over ${this.#limits.maxResponseBytes}`,

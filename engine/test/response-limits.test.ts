@@ -1,0 +1,117 @@
+import { expect, test } from "bun:test";
+import { RawClient } from "./support/raw-client.ts";
+import { startServer, waitUntil } from "./support/test-server.ts";
+
+/** Runs `attempt` in a handler and answers which calls passed and which limit stopped the rest. */
+async function outcomes(
+  limits: Parameters<typeof startServer>[1],
+  attempt: (exchange: import("../index.ts").Exchange) => void,
+): Promise<string> {
+  await using server = startServer((exchange) => {
+    let outcome = "ok";
+    try {
+      attempt(exchange);
+    } catch (error) {
+      outcome = `${(error as Error).name}:${(error as { limit?: string }).limit}`;
+    }
+    exchange.resetResponse();
+    exchange.writeText(outcome);
+  }, limits);
+  using client = await RawClient.connect(server.port);
+  client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+  return (await client.response()).text;
+}
+
+test("maxResponseHeaderBytes: header lines of exactly the limit pass, one byte more fails", async () => {
+  // "X-A: " + value + CRLF = 7 + value length bytes.
+  const limits = { maxResponseHeaderBytes: 100, connectionOutputBytes: 512 };
+  expect(await outcomes(limits, (exchange) => exchange.setHeader("X-A", "v".repeat(93)))).toBe(
+    "ok",
+  );
+  expect(await outcomes(limits, (exchange) => exchange.setHeader("X-A", "v".repeat(94)))).toBe(
+    "ResponseLimitError:maxResponseHeaderBytes",
+  );
+});
+
+test("maxResponseBytes: a borrowed body of exactly the limit passes, one byte more fails", async () => {
+  const limits = { maxResponseBytes: 1000, stagingBytes: 512 };
+  expect(await outcomes(limits, (exchange) => exchange.borrowBody(new Uint8Array(1000)))).toBe(
+    "ok",
+  );
+  expect(await outcomes(limits, (exchange) => exchange.borrowBody(new Uint8Array(1001)))).toBe(
+    "ResponseLimitError:maxResponseBytes",
+  );
+});
+
+test("stagingBytes: a staged body of exactly the limit is sent whole, one byte more fails", async () => {
+  const limits = { stagingBytes: 300 };
+  expect(await outcomes(limits, (exchange) => exchange.write(new Uint8Array(300)))).toBe("ok");
+  expect(await outcomes(limits, (exchange) => exchange.write(new Uint8Array(301)))).toBe(
+    "ResponseLimitError:stagingBytes",
+  );
+  await using server = startServer(
+    (exchange) => exchange.write(new Uint8Array(300).fill(0x78)),
+    limits,
+  );
+  using client = await RawClient.connect(server.port);
+  client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+  expect((await client.response()).text).toBe("x".repeat(300));
+});
+
+test("maxResponseBytes bounds a stream: exactly the limit streams, one byte more fails", async () => {
+  const results: string[] = [];
+  await using server = startServer(
+    async (exchange) => {
+      const stream = exchange.stream();
+      const size = exchange.path === "/exact" ? 500 : 501;
+      try {
+        for (let sent = 0; sent < size; sent += 100) {
+          stream.write(new Uint8Array(Math.min(100, size - sent)).fill(0x79));
+          await stream.flush();
+        }
+        results.push("ok");
+      } catch (error) {
+        results.push(`${(error as Error).name}:${(error as { limit?: string }).limit}`);
+      }
+      await stream.finish();
+    },
+    { maxResponseBytes: 500, stagingBytes: 128 },
+  );
+  using client = await RawClient.connect(server.port);
+  client.send("GET /exact HTTP/1.1\r\nHost: h\r\n\r\n");
+  expect((await client.response()).body.length).toBe(500);
+  client.send("GET /over HTTP/1.1\r\nHost: h\r\n\r\n");
+  await client.responses(2);
+  expect(results).toEqual(["ok", "ResponseLimitError:maxResponseBytes"]);
+});
+
+test("a stream open past streamDeadlineMs is aborted: no last chunk, signal fired, closed", async () => {
+  let reason = "";
+  await using server = startServer(
+    async (exchange) => {
+      exchange.signal.addEventListener("abort", () => {
+        reason = String(exchange.signal.reason);
+      });
+      const stream = exchange.stream();
+      stream.writeText("tick");
+      await stream.flush();
+      await new Promise<void>((resolve) =>
+        exchange.signal.addEventListener("abort", () => resolve()),
+      );
+    },
+    { streamDeadlineMs: 60, sweepIntervalMs: 5 },
+  );
+  using client = await RawClient.connect(server.port);
+  client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+  await client.waitForClose();
+  await waitUntil(() => server.stats().workersBusy === 0, "the worker to come back");
+  expect({
+    ended: client.receivedText.endsWith("4\r\ntick\r\n"),
+    reason,
+    streamCloses: server.stats().deadlineCloses.stream,
+  }).toEqual({
+    ended: true,
+    reason: "ClientGoneError: corral: the stream deadline passed",
+    streamCloses: 1,
+  });
+});
