@@ -16,7 +16,15 @@ export {
 export { ClientGoneError, ResponseLimitError, StaleExchangeError } from "./src/response-errors.ts";
 export { ResponseStream } from "./src/response-stream.ts";
 // Starting and stopping
-export { type ListenOptions, listen, type Server } from "./src/server.ts";
+export {
+  createEngine,
+  type Engine,
+  type EngineOptions,
+  type ListenOptions,
+  listen,
+  type MemoryConnection,
+  type Server,
+} from "./src/server.ts";
 
 // Counters
 export type { DeadlineKind, EngineStats } from "./src/stats.ts";

@@ -1,20 +1,18 @@
 import type { Socket, TCPSocketListener } from "bun";
 import { Connection } from "./internal/connection.ts";
 import type { EngineContext, Handler } from "./internal/engine-context.ts";
+import type { EngineSocket } from "./internal/engine-socket.ts";
 import { buildErrorResponses, cannedServerFullResponse } from "./internal/error-responses.ts";
 import { FreeList } from "./internal/free-list.ts";
 import { CachedDateHeader } from "./internal/http-date.ts";
+import { MemorySocket } from "./internal/memory-socket.ts";
 import { SlotQueue } from "./internal/slot-queue.ts";
 import { type WorkerSlot, WorkerTable } from "./internal/worker-table.ts";
 import { budgetLine, type Limits, resolveLimits } from "./limits.ts";
 import { type EngineStats, StatsCounters } from "./stats.ts";
 
-/** Options of `listen()`. */
-export interface ListenOptions {
-  /** Address to bind; IPv4 loopback by default. */
-  readonly hostname?: string;
-  /** Port to bind; 0 picks a free one. */
-  readonly port: number;
+/** Options of `createEngine()`. */
+export interface EngineOptions {
   /** Overrides of `defaultLimits`; validated, then reserved. */
   readonly limits?: Partial<Limits>;
   /** Called once per request. */
@@ -23,7 +21,46 @@ export interface ListenOptions {
   readonly log?: ((line: string) => void) | null;
 }
 
-/** A running engine. */
+/** Options of `listen()`. */
+export interface ListenOptions extends EngineOptions {
+  /** Address to bind; IPv4 loopback by default. */
+  readonly hostname?: string;
+  /** Port to bind; 0 picks a free one. */
+  readonly port: number;
+}
+
+/** A connection to an engine that lives in memory: bytes in, bytes out, no socket. */
+export interface MemoryConnection {
+  /** Sends request bytes. */
+  send(bytes: Uint8Array): void;
+  /** Closes the connection from the client side. */
+  close(): void;
+}
+
+/** An engine with its memory reserved: serve it on a port, or talk to it in memory. */
+export interface Engine {
+  /** The limits in force, defaults merged. */
+  readonly limits: Limits;
+  /** The memory budget line. */
+  readonly budget: string;
+  /** Exact counters now. */
+  stats(): EngineStats;
+  /** Binds the engine to a TCP port (once). */
+  listen(options: { readonly hostname?: string; readonly port: number }): Server;
+  /**
+   * Opens an in-memory connection through the same parser, limits and handler, for testing an
+   * application without a socket. `onData` receives every byte the engine writes; `onClose` runs
+   * when the engine closes the connection. Returns undefined when every slot is taken.
+   */
+  connectInMemory(
+    onData: (bytes: Uint8Array) => void,
+    onClose: () => void,
+  ): MemoryConnection | undefined;
+  /** See `Server.stop`. */
+  stop(options?: { readonly graceMs?: number }): Promise<void>;
+}
+
+/** A running engine bound to a port. */
 export interface Server {
   readonly hostname: string;
   readonly port: number;
@@ -50,13 +87,27 @@ export interface Server {
  * } });
  */
 export function listen(options: ListenOptions): Server {
-  const limits = resolveLimits(options.limits);
-  if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
-    throw new RangeError(`corral: port must be an integer from 0 to 65535, got ${options.port}`);
+  validatePort(options.port);
+  return createEngine(options).listen(options);
+}
+
+function validatePort(port: number): void {
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new RangeError(`corral: port must be an integer from 0 to 65535, got ${port}`);
   }
+}
+
+/**
+ * Reserves an engine's memory for the limits without binding a port; prints the budget line.
+ *
+ * @example
+ * const engine = createEngine({ handler });
+ * const server = engine.listen({ port: 3000 });
+ */
+export function createEngine(options: EngineOptions): Engine {
+  const limits = resolveLimits(options.limits);
   if (typeof options.handler !== "function")
     throw new TypeError("corral: handler must be a function");
-  const hostname = options.hostname ?? "127.0.0.1";
   const stats = new StatsCounters();
   const workers = new WorkerTable(limits);
   const requestQueue = new SlotQueue(limits.maxConnections);
@@ -64,6 +115,8 @@ export function listen(options: ListenOptions): Server {
   const freeSlots = new FreeList(limits.maxConnections);
   const connections: Connection[] = [];
   let onAllClosed: (() => void) | null = null;
+  let listener: TCPSocketListener<number> | null = null;
+  let sweep: ReturnType<typeof setInterval> | null = null;
 
   const context: EngineContext = {
     limits,
@@ -131,81 +184,116 @@ export function listen(options: ListenOptions): Server {
   }
   const serverFull = cannedServerFullResponse(limits);
 
-  const listener: TCPSocketListener<number> = Bun.listen<number>({
-    hostname,
-    port: options.port,
-    allowHalfOpen: true,
-    socket: {
-      open(socket: Socket<number>) {
-        const slot = context.stopping ? -1 : freeSlots.take();
-        if (slot < 0) {
-          stats.connectionsRejected++;
-          socket.data = -1;
-          socket.write(serverFull, 0, serverFull.length);
-          socket.end();
-          return;
-        }
-        socket.data = slot;
-        stats.connectionsAccepted++;
-        stats.connectionsOpen++;
-        if (stats.connectionsOpen > stats.peakConnections)
-          stats.peakConnections = stats.connectionsOpen;
-        connections[slot]!.open(socket);
-      },
-      data(socket: Socket<number>, chunk: Uint8Array) {
-        const slot = socket.data;
-        if (slot >= 0) connections[slot]!.onData(chunk);
-      },
-      drain(socket: Socket<number>) {
-        const slot = socket.data;
-        if (slot >= 0) connections[slot]!.onDrain();
-      },
-      end(socket: Socket<number>) {
-        const slot = socket.data;
-        if (slot >= 0) connections[slot]!.onEnd();
-        else socket.end();
-      },
-      close(socket: Socket<number>) {
-        const slot = socket.data;
-        if (slot >= 0) connections[slot]!.onClose();
-      },
-      error(socket: Socket<number>) {
-        const slot = socket.data;
-        if (slot >= 0) connections[slot]!.onClose();
-      },
-    },
-  });
-
-  const sweep = setInterval(() => {
-    const now = performance.now();
-    context.now = now;
-    context.date.refresh(Date.now());
-    for (const connection of connections) {
-      if (connection.socket !== null) connection.checkDeadlines(now);
+  /** Gives a socket a slot; false when none is free (the caller answers the canned 503). */
+  function accept(socket: EngineSocket): boolean {
+    const slot = context.stopping ? -1 : freeSlots.take();
+    if (slot < 0) {
+      stats.connectionsRejected++;
+      socket.data = -1;
+      return false;
     }
-  }, limits.sweepIntervalMs);
+    socket.data = slot;
+    stats.connectionsAccepted++;
+    stats.connectionsOpen++;
+    if (stats.connectionsOpen > stats.peakConnections)
+      stats.peakConnections = stats.connectionsOpen;
+    connections[slot]!.open(socket);
+    return true;
+  }
+
+  function startSweep(): void {
+    if (sweep !== null) return;
+    sweep = setInterval(() => {
+      const now = performance.now();
+      context.now = now;
+      context.date.refresh(Date.now());
+      for (const connection of connections) {
+        if (connection.socket !== null) connection.checkDeadlines(now);
+      }
+    }, limits.sweepIntervalMs);
+  }
 
   const budget = budgetLine(limits);
   const log = options.log === undefined ? console.log : options.log;
   log?.(budget);
 
   let stopped: Promise<void> | null = null;
-  return {
-    hostname,
-    port: listener.port,
+  const engine: Engine = {
     limits,
     budget,
     stats: () => stats.snapshot(),
+    listen({ hostname = "127.0.0.1", port }) {
+      validatePort(port);
+      if (listener !== null) throw new TypeError("corral: this engine is already listening");
+      if (context.stopping) throw new TypeError("corral: this engine was stopped");
+      listener = Bun.listen<number>({
+        hostname,
+        port,
+        allowHalfOpen: true,
+        socket: {
+          open(socket: Socket<number>) {
+            if (accept(socket)) return;
+            socket.write(serverFull, 0, serverFull.length);
+            socket.end();
+          },
+          data(socket: Socket<number>, chunk: Uint8Array) {
+            const slot = socket.data;
+            if (slot >= 0) connections[slot]!.onData(chunk);
+          },
+          drain(socket: Socket<number>) {
+            const slot = socket.data;
+            if (slot >= 0) connections[slot]!.onDrain();
+          },
+          end(socket: Socket<number>) {
+            const slot = socket.data;
+            if (slot >= 0) connections[slot]!.onEnd();
+            else socket.end();
+          },
+          close(socket: Socket<number>) {
+            const slot = socket.data;
+            if (slot >= 0) connections[slot]!.onClose();
+          },
+          error(socket: Socket<number>) {
+            const slot = socket.data;
+            if (slot >= 0) connections[slot]!.onClose();
+          },
+        },
+      });
+      startSweep();
+      const bound = listener;
+      return {
+        hostname,
+        port: bound.port,
+        limits,
+        budget,
+        stats: engine.stats,
+        stop: engine.stop,
+      };
+    },
+    connectInMemory(onData, onClose) {
+      const socket = new MemorySocket(onData, onClose);
+      if (!accept(socket)) return undefined;
+      startSweep();
+      const connection = connections[socket.data]!;
+      return {
+        send(bytes) {
+          if (socket.data >= 0) connection.onData(bytes);
+        },
+        close() {
+          if (socket.data >= 0) connection.onClose();
+        },
+      };
+    },
     stop({ graceMs = 5000 } = {}) {
       if (stopped !== null) return stopped;
       context.stopping = true;
-      listener.stop(false);
+      listener?.stop(false);
       stopped = new Promise<void>((resolve) => {
         const finish = () => {
-          clearInterval(sweep);
+          if (sweep !== null) clearInterval(sweep);
           clearTimeout(forceTimer);
           onAllClosed = null;
-          listener.stop(true);
+          listener?.stop(true);
           resolve();
         };
         const forceTimer = setTimeout(() => {
@@ -218,4 +306,5 @@ export function listen(options: ListenOptions): Server {
       return stopped;
     },
   };
+  return engine;
 }

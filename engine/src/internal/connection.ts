@@ -1,4 +1,3 @@
-import type { Socket } from "bun";
 import { type EngineErrorName, errorNameOf } from "../errors.ts";
 import { Exchange } from "../exchange.ts";
 import { engineHeaderReserveBytes } from "../limits.ts";
@@ -9,6 +8,7 @@ import { ClientGoneError } from "../response-errors.ts";
 import type { DeadlineKind } from "../stats.ts";
 import { asciiBytes } from "./ascii.ts";
 import type { EngineContext } from "./engine-context.ts";
+import type { EngineSocket } from "./engine-socket.ts";
 import { errorResponseMaxBytes } from "./error-responses.ts";
 import { OutputChannel, outputBlocked, outputClosed } from "./output-channel.ts";
 import { ResponseDraft } from "./response-draft.ts";
@@ -35,7 +35,7 @@ const lingerMs = 1000;
 export class Connection {
   readonly slot: number;
   readonly context: EngineContext;
-  socket: Socket<number> | null = null;
+  socket: EngineSocket | null = null;
   /** Advances whenever a request ends or the socket changes: stale exchanges compare it. */
   generation = 0;
   state = stateClosed;
@@ -87,7 +87,7 @@ export class Connection {
   }
 
   /** Attaches a newly accepted socket. */
-  open(socket: Socket<number>): void {
+  open(socket: EngineSocket): void {
     this.socket = socket;
     this.generation++;
     this.state = stateReadingHead;

@@ -1,0 +1,50 @@
+import type { EngineSocket } from "./engine-socket.ts";
+
+/**
+ * An in-memory socket: what the engine writes goes to `onData` as a copy, and it takes every
+ * byte at once (the receiver is the caller's own code, so there is no slow reader to bound).
+ */
+export class MemorySocket implements EngineSocket {
+  data = -1;
+  paused = false;
+  closed = false;
+  readonly #onData: (bytes: Uint8Array) => void;
+  readonly #onClose: () => void;
+
+  constructor(onData: (bytes: Uint8Array) => void, onClose: () => void) {
+    this.#onData = onData;
+    this.#onClose = onClose;
+  }
+
+  write(data: Uint8Array, byteOffset: number, byteLength: number): number {
+    if (this.closed) return -1;
+    this.#onData(data.slice(byteOffset, byteOffset + byteLength));
+    return byteLength;
+  }
+
+  end(): void {
+    this.#close();
+  }
+
+  terminate(): void {
+    this.#close();
+  }
+
+  shutdown(): void {
+    this.#close();
+  }
+
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+  }
+
+  #close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.#onClose();
+  }
+}

@@ -1,0 +1,35 @@
+import { expect, test } from "bun:test";
+import { createEngine } from "../index.ts";
+import { parseResponses } from "./support/raw-client.ts";
+
+test("an in-memory connection goes through the same parser, limits and handler as a socket", async () => {
+  const engine = createEngine({
+    log: null,
+    limits: { maxHeaderCount: 2 },
+    handler(exchange) {
+      exchange.writeText(`${exchange.method} ${exchange.path} ${exchange.body.length}`);
+    },
+  });
+  const received: Uint8Array[] = [];
+  let closed = false;
+  const connection = engine.connectInMemory(
+    (bytes) => received.push(bytes),
+    () => {
+      closed = true;
+    },
+  );
+  connection!.send(
+    new TextEncoder().encode(
+      "POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi" +
+        "GET /b HTTP/1.1\r\nHost: x\r\nA: 1\r\nB: 2\r\n\r\n",
+    ),
+  );
+  while (!closed) await Bun.sleep(1);
+  const responses = parseResponses(Buffer.concat(received), true);
+  expect(responses.map((response) => [response.status, response.text])).toEqual([
+    [200, "POST /a 2"],
+    [431, "Request Header Fields Too Large: too many header fields\n"],
+  ]);
+  expect(engine.stats().connectionsOpen).toBe(0);
+  await engine.stop();
+});
