@@ -275,6 +275,9 @@ export function createEngine(options: EngineOptions): Engine {
       if (!accept(socket)) return undefined;
       startSweep();
       const connection = connections[socket.data]!;
+      socket.onPeerEnd = () => {
+        if (socket.data >= 0) connection.onEnd();
+      };
       return {
         send(bytes) {
           if (socket.data >= 0) connection.onData(bytes);

@@ -30,9 +30,14 @@ export class MemorySocket implements EngineSocket {
     this.#close();
   }
 
+  /** The engine's half-close: the in-memory client has nothing more to send, so it ends too. */
   shutdown(): void {
     this.#close();
+    queueMicrotask(() => this.onPeerEnd?.());
   }
+
+  /** Set by the engine: tells the connection the peer ended after a half-close. */
+  onPeerEnd: (() => void) | null = null;
 
   pause(): void {
     this.paused = true;
