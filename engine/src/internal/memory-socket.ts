@@ -32,7 +32,6 @@ export class MemorySocket implements EngineSocket {
 
   /** The engine's half-close: the in-memory client has nothing more to send, so it ends too. */
   shutdown(): void {
-    this.#close();
     queueMicrotask(() => this.onPeerEnd?.());
   }
 
