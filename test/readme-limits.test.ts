@@ -3,7 +3,7 @@ import { defaultLimits } from "corral-engine";
 
 test("the README's limits table lists every limit with its default", async () => {
   const readme = await Bun.file(`${import.meta.dir}/../README.md`).text();
-  const rows = [...readme.matchAll(/^\| `(\w+)` \| (\d+) \|/gm)].map((match) => [
+  const rows = [...readme.matchAll(/^\|\s*`(\w+)`\s*\|\s*(\d+)\s*\|/gm)].map((match) => [
     match[1],
     Number(match[2]),
   ]);
@@ -12,7 +12,7 @@ test("the README's limits table lists every limit with its default", async () =>
 
 test("docs/limits.md documents every limit with its default", async () => {
   const doc = await Bun.file(`${import.meta.dir}/../docs/limits.md`).text();
-  const rows = [...doc.matchAll(/^\| `(\w+)` \| (\d+) \|/gm)].map((match) => [
+  const rows = [...doc.matchAll(/^\|\s*`(\w+)`\s*\|\s*(\d+)\s*\|/gm)].map((match) => [
     match[1],
     Number(match[2]),
   ]);
