@@ -188,6 +188,11 @@ export class Exchange {
     return this.#controller.signal;
   }
 
+  /** Whether the client left or a deadline ended the request (without making a signal). */
+  get aborted(): boolean {
+    return this.#abortReason !== null;
+  }
+
   /** @internal The client left or a deadline passed. */
   abort(reason: Error): void {
     if (this.#abortReason !== null) return;
@@ -259,6 +264,13 @@ export class Exchange {
       throw new TypeError("corral: a streamed response cannot take a borrowed body");
     }
     this.#connection.draft.borrow(bytes);
+  }
+
+  /** Empties the body drafted so far (staged or borrowed); status and headers stay. */
+  clearBody(): void {
+    this.assertLive("response");
+    if (this.#stream !== null) throw new TypeError("corral: a started stream cannot be cleared");
+    this.#connection.draft.clearBody();
   }
 
   /** Discards the draft: status back to 200, no headers, no body (before error mapping). */

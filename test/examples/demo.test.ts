@@ -1,14 +1,7 @@
 import { expect, test } from "bun:test";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
 
-async function startDemo(args: string[]) {
-  const child = Bun.spawn(["bun", "run", "examples/demo/main.ts", ...args], {
-    cwd: `${import.meta.dir}/../..`,
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  return child;
-}
+const root = `${import.meta.dir}/../..`;
 
 async function readLines(stream: ReadableStream<Uint8Array>, count: number): Promise<string[]> {
   const lines: string[] = [];
@@ -26,31 +19,111 @@ async function readLines(stream: ReadableStream<Uint8Array>, count: number): Pro
   return lines;
 }
 
-test("the demo starts on --port 0, prints its URL and budget, serves /hello and stops on SIGTERM", async () => {
-  const child = await startDemo(["--port", "0"]);
+async function startDemo() {
+  const child = Bun.spawn(["bun", "run", "examples/demo/main.ts", "--port", "0"], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [budget, url] = await readLines(child.stdout, 2);
-  expect(budget).toMatch(/^corral: reserved [\d.]+ MiB \(1024 connections x /);
   const match = /^corral demo listening on (http:\/\/127\.0\.0\.1:(\d+)\/)$/.exec(url ?? "");
-  expect(match).not.toBeNull();
-  const base = match![1]!;
-  const hello = await fetch(`${base}hello`);
-  expect([hello.status, await hello.text()]).toEqual([200, "Hello, World!"]);
-  const missing = await fetch(`${base}elsewhere`);
-  expect(missing.status).toBe(404);
-  using client = await RawClient.connect(Number(match![2]));
-  client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
-  const raw = await client.response();
-  expect([raw.statusLine, raw.header("content-length"), raw.text]).toEqual([
-    "HTTP/1.1 200 OK",
-    "13",
-    "Hello, World!",
-  ]);
-  child.kill("SIGTERM");
-  expect(await child.exited).toBe(0);
+  if (match === null) throw new Error(`unexpected demo output: ${budget} / ${url}`);
+  return { child, budget: budget!, base: match[1]!, port: Number(match[2]) };
+}
+
+function sha256(text: string): string {
+  return new Bun.CryptoHasher("sha256").update(text).digest("hex");
+}
+
+test("the demo serves /hello, /form and /upload over fetch and raw bytes, and stops on SIGTERM", async () => {
+  const demo = await startDemo();
+  try {
+    expect(demo.budget).toMatch(/^corral: reserved [\d.]+ MiB \(1024 connections x /);
+    const greeting = await fetch(`${demo.base}hello`);
+    const named = await fetch(`${demo.base}hello?name=a%2Bb+c%20d`);
+    expect([await greeting.text(), await named.text()]).toEqual(["Hello, World!", "a+b+c d"]);
+
+    const form = await fetch(`${demo.base}form`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: "tag=one&note=a+b%2Bc&tag=two&files%5B%5D=x",
+    });
+    expect([form.status, await form.text()]).toEqual([
+      200,
+      "tag=one\nnote=a b+c\ntag=two\nfiles[]=x\n",
+    ]);
+
+    const upload = new FormData();
+    upload.append("files[]", new File(["first file"], "one.txt", { type: "image/png" }));
+    upload.append(
+      "files[]",
+      new File(["second\r\n--file"], "two.bin", { type: "application/octet-stream" }),
+    );
+    upload.append("files[]", new File([""], "empty.txt", { type: "image/png" }));
+    const uploaded = await fetch(`${demo.base}upload`, { method: "POST", body: upload });
+    expect(await uploaded.json()).toEqual({
+      files: [
+        {
+          name: "files[]",
+          filename: "one.txt",
+          contentType: "image/png",
+          size: 10,
+          sha256: sha256("first file"),
+        },
+        {
+          name: "files[]",
+          filename: "two.bin",
+          contentType: "application/octet-stream",
+          size: 14,
+          sha256: sha256("second\r\n--file"),
+        },
+        {
+          name: "files[]",
+          filename: "empty.txt",
+          contentType: "image/png",
+          size: 0,
+          sha256: sha256(""),
+        },
+      ],
+    });
+
+    using client = await RawClient.connect(demo.port);
+    const longName = "x".repeat(1025);
+    const fits = "y".repeat(1024);
+    const multipart =
+      '--b\r\nContent-Disposition: form-data; name="files[]"; filename="r.txt"\r\n\r\nraw\r\n--b--\r\n';
+    client.send(
+      `GET /hello?name=${fits} HTTP/1.1\r\nHost: x\r\n\r\n` +
+        `GET /hello?name=${longName} HTTP/1.1\r\nHost: x\r\n\r\n` +
+        "POST /form HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 15\r\n\r\na=1&a=2&b=%2B+x" +
+        `POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: ${multipart.length}\r\n\r\n${multipart}`,
+    );
+    const [exact, over, raw, rawUpload] = await client.responses(4);
+    expect([exact!.status, exact!.text.length]).toEqual([200, 1024]);
+    expect([over!.status, over!.text]).toEqual([
+      400,
+      "Bad Request: the decoded name does not fit in 1024 bytes\n",
+    ]);
+    expect(raw!.text).toBe("a=1\na=2\nb=+ x\n");
+    expect(JSON.parse(rawUpload!.text).files[0]).toEqual({
+      name: "files[]",
+      filename: "r.txt",
+      contentType: null,
+      size: 3,
+      sha256: sha256("raw"),
+    });
+  } finally {
+    demo.child.kill("SIGTERM");
+  }
+  expect(await demo.child.exited).toBe(0);
 });
 
 test("the demo rejects a bad --port with a usage error", async () => {
-  const child = await startDemo(["--port", "http"]);
+  const child = Bun.spawn(["bun", "run", "examples/demo/main.ts", "--port", "http"], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   expect(await child.exited).toBe(2);
   expect(await new Response(child.stderr).text()).toContain("usage: bun run demo --port <0-65535>");
 });

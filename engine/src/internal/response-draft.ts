@@ -91,6 +91,12 @@ export class ResponseDraft {
     this.headerLength = offset;
   }
 
+  /** Empties the body (staged or borrowed), keeping status and headers. */
+  clearBody(): void {
+    this.stagedLength = 0;
+    this.#dropBorrowed();
+  }
+
   /** Free bytes of staging left for the body. */
   get stagingFree(): number {
     return this.#limits.stagingBytes - this.stagedLength;

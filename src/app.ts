@@ -1,0 +1,356 @@
+import {
+  createEngine,
+  type Engine,
+  type EngineStats,
+  type Exchange,
+  type Limits,
+  resolveLimits,
+} from "corral-engine";
+import { Context } from "./context.ts";
+import { mapError } from "./error-mapping.ts";
+import { requestInProcess } from "./in-process.ts";
+import { type Io, systemIo } from "./io.ts";
+import type { Middleware, NoLocals, RequestOutcome } from "./middleware.ts";
+import { RequestView, type RequestViewLimits } from "./request-view.ts";
+import { ResponseDraft } from "./response-draft.ts";
+import type { PathParams } from "./router/path-params.ts";
+import { endpointMethods, Router } from "./router/router.ts";
+
+/** The App's limits: the engine's and those of the request views. */
+export interface AppLimits extends Limits, RequestViewLimits {}
+
+/** Defaults of the App's own limits (the engine's are `defaultLimits`). */
+export const defaultRequestViewLimits: RequestViewLimits = Object.freeze({
+  maxMultipartParts: 64,
+  maxMultipartPartHeaderBytes: 1024,
+});
+
+/** A route handler. */
+export type RouteHandler<Shared, Params, Locals> = (
+  ctx: Context<Shared, Params, Locals>,
+) => void | Promise<void>;
+
+/** An endpoint instance: methods named for HTTP methods in lower case. */
+export type Endpoint<Shared, Params, Locals> = {
+  readonly [Method in (typeof endpointMethods)[number]]?: RouteHandler<Shared, Params, Locals>;
+};
+
+/** Options of `new App()`. */
+export interface AppOptions<Shared> {
+  /** The shared state handlers see as `ctx.shared`; one object for the App's life. */
+  readonly shared: Shared;
+  /** Overrides of the engine's and the App's limits. */
+  readonly limits?: Partial<AppLimits>;
+  /** Clocks, timers and randomness; `systemIo` by default. */
+  readonly io?: Io;
+}
+
+/** Maps an error no `HttpError` describes to a response, e.g. to log it or hide it. */
+export type ErrorMapper<Shared> = (
+  error: unknown,
+  ctx: Context<Shared, Readonly<Record<string, string>>, object>,
+) => void | Promise<void>;
+
+/** A running App. */
+export interface AppServer {
+  readonly hostname: string;
+  readonly port: number;
+  /** The memory budget line. */
+  readonly budget: string;
+  stats(): EngineStats;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: handlers of every route share one table.
+type AnyHandler = RouteHandler<any, any, any>;
+
+interface Route {
+  readonly handler: AnyHandler;
+  readonly instance: object | undefined;
+}
+
+/** Methods the App knows even when no route uses them: anything else is a 501. */
+const knownMethods = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+const methodPattern = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * A typed web application: one router, ordered middleware with typed locals, error mapping,
+ * and the bounded engine underneath.
+ *
+ * @example
+ * const app = new App({ shared: { greeting: "Hello" } });
+ * app.route("GET", "/hello/:name", (ctx) => {
+ *   ctx.response.text(200, `${ctx.shared.greeting}, ${ctx.params.name}!`);
+ * });
+ * app.listen({ port: 3000 });
+ */
+export class App<Shared, Locals extends object = NoLocals> {
+  /** The shared state (stable identity). */
+  readonly shared: Shared;
+  /** The App's Io. */
+  readonly io: Io;
+  /** The limits in force. */
+  readonly limits: AppLimits;
+  readonly #router = new Router<Route>();
+  // biome-ignore lint/suspicious/noExplicitAny: middleware of every type share one chain.
+  readonly #middleware: Middleware<any, any, any>[] = [];
+  #errorMapper: ErrorMapper<Shared> | undefined;
+  #engine: Engine | undefined;
+  #listening = false;
+
+  constructor(options: AppOptions<Shared>) {
+    this.shared = options.shared;
+    this.io = options.io ?? systemIo;
+    const { maxMultipartParts, maxMultipartPartHeaderBytes, ...engineLimits } =
+      options.limits ?? {};
+    const viewLimits = {
+      maxMultipartParts: maxMultipartParts ?? defaultRequestViewLimits.maxMultipartParts,
+      maxMultipartPartHeaderBytes:
+        maxMultipartPartHeaderBytes ?? defaultRequestViewLimits.maxMultipartPartHeaderBytes,
+    };
+    for (const [name, value] of Object.entries(viewLimits)) {
+      if (!Number.isSafeInteger(value) || value < 1) {
+        throw new RangeError(`corral: limit ${name} must be a whole number >= 1, got ${value}`);
+      }
+    }
+    this.limits = Object.freeze({ ...resolveLimits(engineLimits), ...viewLimits });
+  }
+
+  /** Registers `handler` for `method` on `path` (`:name` captures, a trailing `*rest`). */
+  route<Path extends string>(
+    method: string,
+    path: Path,
+    handler: RouteHandler<Shared, PathParams<Path>, Locals>,
+  ): this {
+    this.#assertNotStarted();
+    if (!methodPattern.test(method)) throw new TypeError(`corral: invalid method ${method}`);
+    if (typeof handler !== "function")
+      throw new TypeError("corral: a route handler must be a function");
+    this.#router.add(method, path, { handler: handler as AnyHandler, instance: undefined });
+    return this;
+  }
+
+  /** Registers an instance whose `get`, `post`, … methods handle those methods on `path`. */
+  endpoint<Path extends string>(
+    path: Path,
+    instance: Endpoint<Shared, PathParams<Path>, Locals>,
+  ): this {
+    this.#assertNotStarted();
+    let count = 0;
+    for (const name of endpointMethods) {
+      const handler = (instance as Record<string, unknown>)[name];
+      if (typeof handler !== "function") continue;
+      this.#router.add(name.toUpperCase(), path, { handler: handler as AnyHandler, instance });
+      count++;
+    }
+    if (count === 0) {
+      throw new TypeError(
+        `corral: the endpoint for ${path} has no get/post/put/patch/delete/head/options method`,
+      );
+    }
+    return this;
+  }
+
+  /** Adds a middleware; the App's type then carries the locals it adds. */
+  use<Adds extends object>(
+    middleware: Middleware<Adds, Locals, Shared>,
+  ): App<Shared, Locals & Adds> {
+    this.#assertNotStarted();
+    this.#middleware.push(middleware);
+    return this as unknown as App<Shared, Locals & Adds>;
+  }
+
+  /** Sets the mapping for errors that are not an `HttpError`. */
+  onError(mapper: ErrorMapper<Shared>): this {
+    this.#errorMapper = mapper;
+    return this;
+  }
+
+  /** Starts serving on `hostname` (127.0.0.1 by default) and `port`; prints the budget line. */
+  listen(options: { readonly hostname?: string; readonly port: number }): AppServer {
+    if (this.#listening) throw new TypeError("corral: this App is already listening");
+    const engine = this.#ensureEngine();
+    const server = engine.listen(options);
+    this.#listening = true;
+    console.log(engine.budget);
+    return {
+      hostname: server.hostname,
+      port: server.port,
+      budget: engine.budget,
+      stats: () => engine.stats(),
+    };
+  }
+
+  /** Stops serving: see the engine's `stop`. */
+  async stop(options?: { readonly graceMs?: number }): Promise<void> {
+    await this.#engine?.stop(options);
+  }
+
+  /** Exact engine counters. */
+  stats(): EngineStats {
+    return this.#ensureEngine().stats();
+  }
+
+  /**
+   * Runs a request through the whole pipeline (engine parsing and limits, middleware, router,
+   * handler, error mapping) in memory, without a socket, and returns a standard `Response`.
+   *
+   * @example
+   * const response = await app.request("/hello?name=x");
+   * expect(await response.text()).toBe("x");
+   */
+  request(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    return requestInProcess(this.#ensureEngine(), input, init);
+  }
+
+  #assertNotStarted(): void {
+    if (this.#listening) {
+      throw new TypeError("corral: routes and middleware must be added before listen()");
+    }
+  }
+
+  #ensureEngine(): Engine {
+    this.#engine ??= createEngine({
+      limits: this.#engineLimits(),
+      handler: (exchange) => this.#handle(exchange),
+      log: null,
+    });
+    return this.#engine;
+  }
+
+  #engineLimits(): Limits {
+    const {
+      maxMultipartParts: _parts,
+      maxMultipartPartHeaderBytes: _headers,
+      ...limits
+    } = this.limits;
+    return limits;
+  }
+
+  #handle(exchange: Exchange): void | Promise<void> {
+    let active = true;
+    const request = new RequestView(exchange, this.limits, () => active && exchange.live);
+    const response = new ResponseDraft(exchange);
+    const ctx = new Context<Shared, Readonly<Record<string, string>>, object>(
+      exchange,
+      this.io,
+      this.shared,
+      request,
+      response,
+      {},
+    );
+    const finish = (outcome: RequestOutcome) => {
+      this.#cleanup(ctx, outcome, exchange);
+      active = false;
+    };
+    let result: void | Promise<void>;
+    try {
+      result = this.#run(ctx, exchange, 0);
+    } catch (error) {
+      return this.#failed(ctx, exchange, error, finish);
+    }
+    if (result instanceof Promise) {
+      return result.then(
+        () => finish(this.#finalize(response, exchange)),
+        (error: unknown) => this.#failed(ctx, exchange, error, finish),
+      );
+    }
+    finish(this.#finalize(response, exchange));
+  }
+
+  /** Runs the `before` hooks from `index`, the handler, then the `after` hooks. */
+  #run(ctx: AnyContext, exchange: Exchange, index: number): void | Promise<void> {
+    const chain = this.#middleware;
+    for (; index < chain.length; index++) {
+      const before = chain[index]!.before;
+      ctx.enteredMiddleware = index + 1;
+      if (before === undefined) continue;
+      const result = before(ctx);
+      if (result instanceof Promise) {
+        const next = index + 1;
+        return result.then((value) =>
+          value === "stop" ? this.#after(ctx, next - 1) : this.#run(ctx, exchange, next),
+        );
+      }
+      if (result === "stop") return this.#after(ctx, index);
+    }
+    const result = this.#dispatch(ctx, exchange);
+    if (result instanceof Promise) return result.then(() => this.#after(ctx, chain.length - 1));
+    return this.#after(ctx, chain.length - 1);
+  }
+
+  #after(ctx: AnyContext, from: number): void | Promise<void> {
+    const chain = this.#middleware;
+    for (let index = from; index >= 0; index--) {
+      const after = chain[index]!.after;
+      if (after === undefined) continue;
+      const result = after(ctx);
+      if (result instanceof Promise) {
+        return result.then(() => this.#after(ctx, index - 1));
+      }
+    }
+  }
+
+  /** Routes the request and runs its handler, or answers 404, 405 or 501. */
+  #dispatch(ctx: AnyContext, exchange: Exchange): void | Promise<void> {
+    const method = exchange.method;
+    // RFC 9110 §15.6.2: a method the server does not implement at all is a 501.
+    if (!knownMethods.has(method) && !this.#router.methods.has(method)) {
+      ctx.response.text(501, "Not Implemented\n");
+      return;
+    }
+    const found = this.#router.find(method, exchange.path);
+    if (found.kind === "found") {
+      ctx.params = found.params;
+      const route = found.handler;
+      return route.handler.call(route.instance, ctx);
+    }
+    if (found.kind === "methodNotAllowed") {
+      ctx.response.header("Allow", found.entry.allow);
+      // RFC 9110 §9.3.7: OPTIONS on a known path lists what it allows.
+      if (method === "OPTIONS") {
+        ctx.response.setStatus(204);
+        return;
+      }
+      ctx.response.text(405, "Method Not Allowed\n");
+      return;
+    }
+    ctx.response.text(404, "Not Found\n");
+  }
+
+  #finalize(response: ResponseDraft, exchange: Exchange): RequestOutcome {
+    if (!exchange.live) return "aborted";
+    response.finalize();
+    return "success";
+  }
+
+  #failed(
+    ctx: AnyContext,
+    exchange: Exchange,
+    error: unknown,
+    finish: (outcome: RequestOutcome) => void,
+  ): void | Promise<void> {
+    if (!exchange.live) {
+      finish("aborted");
+      return;
+    }
+    const mapped = mapError(ctx, exchange, error, this.#errorMapper as ErrorMapper<unknown>);
+    if (mapped instanceof Promise) return mapped.then(() => finish("error"));
+    finish("error");
+  }
+
+  #cleanup(ctx: AnyContext, outcome: RequestOutcome, exchange: Exchange): void {
+    const effective = outcome !== "aborted" && exchange.aborted ? "aborted" : outcome;
+    const chain = this.#middleware;
+    for (let index = ctx.enteredMiddleware - 1; index >= 0; index--) {
+      const cleanup = chain[index]!.cleanup;
+      if (cleanup === undefined) continue;
+      try {
+        cleanup(ctx, effective);
+      } catch {
+        // A failing cleanup must not keep the others from running; the response is decided.
+      }
+    }
+  }
+}
+
+type AnyContext = Context<unknown, Readonly<Record<string, string>>, object>;

@@ -1,0 +1,75 @@
+import type { Exchange } from "corral-engine";
+import { type Duration, toMilliseconds } from "./duration.ts";
+import type { Io } from "./io.ts";
+import type { RequestView } from "./request-view.ts";
+import type { ResponseDraft } from "./response-draft.ts";
+
+/**
+ * What a handler gets: the borrowed request, the shared state, the typed route captures and
+ * middleware locals, the private response draft, and time and cancellation.
+ *
+ * @example
+ * app.route("GET", "/users/:id", (ctx) => {
+ *   ctx.response.text(200, `user ${ctx.params.id}`);
+ * });
+ */
+export class Context<Shared, Params, Locals> {
+  /** The request; borrowed, valid until the handler returns. */
+  readonly request: RequestView;
+  /** The response draft. */
+  readonly response: ResponseDraft;
+  /** The App's shared state (one object for the App's life). */
+  readonly shared: Shared;
+  /** The route's captures, percent-decoded. */
+  params: Params;
+  /** Fields middleware added for this request. */
+  readonly locals: Locals;
+  readonly #exchange: Exchange;
+  readonly #io: Io;
+  /** @internal How many middleware `before` hooks were entered: their cleanups run. */
+  enteredMiddleware = 0;
+
+  /** @internal Made by the App for each request. */
+  constructor(
+    exchange: Exchange,
+    io: Io,
+    shared: Shared,
+    request: RequestView,
+    response: ResponseDraft,
+    params: Params,
+  ) {
+    this.#exchange = exchange;
+    this.#io = io;
+    this.shared = shared;
+    this.request = request;
+    this.response = response;
+    this.params = params;
+    this.locals = {} as Locals;
+  }
+
+  /** Fires when the client goes away or a deadline ends the request. */
+  get signal(): AbortSignal {
+    return this.#exchange.signal;
+  }
+
+  /**
+   * Waits `duration` on the App's `Io` clock while the engine keeps serving others. Rejects with
+   * the abort reason (a `ClientGoneError`) as soon as the request's signal fires.
+   */
+  sleep(duration: Duration | number): Promise<void> {
+    const milliseconds = toMilliseconds(duration);
+    const signal = this.signal;
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        timer.cancel();
+        reject(signal.reason);
+      };
+      const timer = this.#io.setTimer(milliseconds, () => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      });
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+}

@@ -1,0 +1,49 @@
+// corral: the typed App layer on corral-engine.
+
+// From the engine, for handlers that catch them
+export {
+  ClientGoneError,
+  defaultLimits,
+  type EngineStats,
+  type Limits,
+  ResponseLimitError,
+  StaleExchangeError,
+} from "corral-engine";
+// The App and routing
+export {
+  App,
+  type AppLimits,
+  type AppOptions,
+  type AppServer,
+  defaultRequestViewLimits,
+  type Endpoint,
+  type ErrorMapper,
+  type RouteHandler,
+} from "./app.ts";
+
+// Context, request and response
+export { Context } from "./context.ts";
+// Cookies
+export type { CookieEntry } from "./cookies/cookie-header.ts";
+export type { CookieOptions } from "./cookies/set-cookie.ts";
+// Time
+export { Duration } from "./duration.ts";
+export { formatText } from "./format-text.ts";
+export { HttpError } from "./http-error.ts";
+export { type Io, type IoTimer, ManualIo, systemIo } from "./io.ts";
+// Middleware and errors
+export {
+  type Middleware,
+  middleware,
+  type NoLocals,
+  type RequestOutcome,
+  stopChain,
+} from "./middleware.ts";
+export { formDecodeInto, params, percentDecodeInto } from "./params/codecs.ts";
+// Query, form and multipart
+export { DecodeError } from "./params/decode-error.ts";
+export { type ParameterEntry, ParameterRecords } from "./params/parameter-records.ts";
+export { MultipartError, type MultipartPart } from "./request/multipart.ts";
+export { MediaTypeError, RequestView, type RequestViewLimits } from "./request-view.ts";
+export { ResponseDraft } from "./response-draft.ts";
+export type { PathParams } from "./router/path-params.ts";

@@ -1,0 +1,118 @@
+import { DecodeError } from "./decode-error.ts";
+
+const percentSign = 0x25;
+const plusSign = 0x2b;
+const space = 0x20;
+const largestByte = 0xff;
+
+// `ignoreBOM: true` keeps a leading U+FEFF: it is data in a value, not a marker to strip
+// (WHATWG URL §5.1 decodes form values with "UTF-8 decode without BOM").
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The value of a hex digit (RFC 3986 §2.1 HEXDIG, either case), or -1. */
+function hexValue(code: number): number {
+  if (code >= 0x30 && code <= 0x39) return code - 0x30;
+  const lower = code | 0x20;
+  if (lower >= 0x61 && lower <= 0x66) return lower - 0x61 + 10;
+  return -1;
+}
+
+// A string is raw request text: each character is one byte (ASCII, or Latin-1 for bytes of a
+// form body read as Latin-1), so its code is the byte value.
+function codeAt(raw: string | Uint8Array, index: number): number {
+  return typeof raw === "string" ? raw.charCodeAt(index) : raw[index]!;
+}
+
+function decodeInto(raw: string | Uint8Array, buffer: Uint8Array, plusByte: number): Uint8Array {
+  const length = raw.length;
+  const capacity = buffer.length;
+  let read = 0;
+  let written = 0;
+  while (read < length) {
+    let byte = codeAt(raw, read);
+    if (byte === percentSign) {
+      const high = read + 2 < length ? hexValue(codeAt(raw, read + 1)) : -1;
+      const low = high < 0 ? -1 : hexValue(codeAt(raw, read + 2));
+      if (low < 0) {
+        throw new DecodeError("malformedEscape", `"%" at offset ${read} needs two hex digits`);
+      }
+      byte = (high << 4) | low;
+      read += 3;
+    } else {
+      if (byte > largestByte) {
+        throw new DecodeError(
+          "characterOutOfRange",
+          `raw text holds U+${byte.toString(16).toUpperCase()} at offset ${read}; raw text is bytes`,
+        );
+      }
+      if (byte === plusSign) byte = plusByte;
+      read += 1;
+    }
+    if (written === capacity) {
+      throw new DecodeError("bufferTooSmall", `decoded value needs more than ${capacity} bytes`);
+    }
+    buffer[written++] = byte;
+  }
+  return buffer.subarray(0, written);
+}
+
+/**
+ * Decodes `%HH` escapes of a raw query value (RFC 3986 §2.1) into `buffer` and returns the view
+ * `buffer.subarray(0, n)`. A `+` stays `+`; `%2B` gives `+`. Nothing is allocated but the view.
+ *
+ * A string `raw` is raw request text, one byte per character (ASCII or Latin-1).
+ *
+ * @throws {DecodeError} `malformedEscape` for a `%` without two hex digits, `bufferTooSmall` when
+ * the result does not fit (never a truncated result), `characterOutOfRange` for a character above
+ * U+00FF in a string.
+ *
+ * @example
+ * const buffer = new Uint8Array(64);
+ * const bytes = percentDecodeInto("caf%C3%A9+bar", buffer);
+ * decodeText(bytes); // "café+bar"
+ */
+export function percentDecodeInto(raw: string | Uint8Array, buffer: Uint8Array): Uint8Array {
+  return decodeInto(raw, buffer, plusSign);
+}
+
+/**
+ * Decodes an `application/x-www-form-urlencoded` value (WHATWG URL §5.1): `+` becomes a space,
+ * then `%HH` escapes are decoded, so `%2B` gives `+`. Writes into `buffer` and returns the view
+ * `buffer.subarray(0, n)`. Nothing is allocated but the view.
+ *
+ * @throws {DecodeError} as {@link percentDecodeInto} does.
+ *
+ * @example
+ * const buffer = new Uint8Array(64);
+ * decodeText(formDecodeInto("a+b%2Bc", buffer)); // "a b+c"
+ */
+export function formDecodeInto(raw: string | Uint8Array, buffer: Uint8Array): Uint8Array {
+  return decodeInto(raw, buffer, space);
+}
+
+/**
+ * Decodes UTF-8 bytes to a string. Invalid UTF-8 is an error, never U+FFFD; a leading byte
+ * order mark is kept as data.
+ *
+ * @throws {DecodeError} `invalidUtf8` when the bytes are not well-formed UTF-8.
+ *
+ * @example
+ * decodeText(percentDecodeInto("%E2%82%AC", new Uint8Array(8))); // "€"
+ */
+export function decodeText(bytes: Uint8Array): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new DecodeError("invalidUtf8", "decoded bytes are not valid UTF-8");
+  }
+}
+
+/**
+ * The explicit decode operations, grouped as `params.*`. Each writes into a caller buffer.
+ *
+ * @example
+ * const buffer = new Uint8Array(256);
+ * const name = ctx.request.query().firstRaw("name");
+ * const text = name ? decodeText(params.percentDecodeInto(name.valueRaw, buffer)) : "";
+ */
+export const params = Object.freeze({ percentDecodeInto, formDecodeInto });

@@ -1,0 +1,147 @@
+/**
+ * One `name=value` entry of a query or URL-encoded form, undecoded. Decode explicitly with
+ * `params.percentDecodeInto` (query) or `params.formDecodeInto` (form) into your own buffer.
+ *
+ * @example
+ * const entry: ParameterEntry = { nameRaw: "q", valueRaw: "caf%C3%A9" };
+ */
+export interface ParameterEntry {
+  /** The name exactly as sent, escapes and `+` included. */
+  readonly nameRaw: string;
+  /** The value exactly as sent; `""` when the entry had no `=`. Always text, never converted. */
+  readonly valueRaw: string;
+}
+
+const ampersand = "&";
+const equalsSign = "=";
+
+/**
+ * The ordered raw entries of a query (`a=1&b=2&a=3`, without `?`) or of a URL-encoded form body
+ * read as Latin-1 text. Duplicates are kept in order; `files[]` is an ordinary name; every value
+ * is text (`007` keeps its zeros, `false` stays the text "false"). Lookups compare raw names.
+ *
+ * @example
+ * const query = ParameterRecords.parse("tag=a&tag=b&page=007");
+ * query.firstRaw("page")?.valueRaw; // "007"
+ * query.allRaw("tag").map((entry) => entry.valueRaw); // ["a", "b"]
+ * for (const { nameRaw, valueRaw } of query) console.log(nameRaw, valueRaw);
+ */
+export class ParameterRecords implements Iterable<ParameterEntry> {
+  readonly #entries: readonly ParameterEntry[];
+  readonly #assertLive: (() => void) | undefined;
+
+  /**
+   * Wraps entries already split; the array is taken over, not copied. `assertLive`, when given,
+   * runs first in every member: the App passes one that throws once the handler has returned,
+   * as for every borrowed request view.
+   *
+   * @example
+   * const records = new ParameterRecords([{ nameRaw: "a", valueRaw: "1" }]);
+   */
+  constructor(entries: readonly ParameterEntry[], assertLive?: () => void) {
+    // Read-only by type only: Object.freeze on a large array costs more than parsing it in Bun.
+    this.#entries = entries;
+    this.#assertLive = assertLive;
+  }
+
+  /**
+   * Splits raw `application/x-www-form-urlencoded` text into entries (WHATWG URL §5.1): split on
+   * `&`, then each piece at its first `=`. Nothing is decoded.
+   *
+   * @example
+   * ParameterRecords.parse("a=1&&flag&b=x=y").entries;
+   * // [{ nameRaw: "a", valueRaw: "1" }, { nameRaw: "flag", valueRaw: "" },
+   * //  { nameRaw: "b", valueRaw: "x=y" }]
+   */
+  static parse(raw: string, assertLive?: () => void): ParameterRecords {
+    const entries: ParameterEntry[] = [];
+    // The next "=" at or after `start` (raw.length when none), kept across pieces so that a run
+    // of pieces without "=" ("a&b&c...") stays one linear scan.
+    let equals = -1;
+    let start = 0;
+    while (start < raw.length) {
+      let end = raw.indexOf(ampersand, start);
+      if (end < 0) end = raw.length;
+      // WHATWG URL §5.1 step 3: an empty sequence between `&`s (or at either end) is skipped.
+      if (end > start) {
+        if (equals < start) {
+          equals = raw.indexOf(equalsSign, start);
+          if (equals < 0) equals = raw.length;
+        }
+        entries.push(
+          equals < end
+            ? { nameRaw: raw.slice(start, equals), valueRaw: raw.slice(equals + 1, end) }
+            : { nameRaw: raw.slice(start, end), valueRaw: "" },
+        );
+      }
+      start = end + 1;
+    }
+    return new ParameterRecords(entries, assertLive);
+  }
+
+  /**
+   * The number of entries, duplicates counted.
+   *
+   * @example
+   * ParameterRecords.parse("a=1&a=2").length; // 2
+   */
+  get length(): number {
+    this.#assertLive?.();
+    return this.#entries.length;
+  }
+
+  /**
+   * All entries in their original order.
+   *
+   * @example
+   * ParameterRecords.parse("b=2&a=1").entries.map((entry) => entry.nameRaw); // ["b", "a"]
+   */
+  get entries(): readonly ParameterEntry[] {
+    this.#assertLive?.();
+    return this.#entries;
+  }
+
+  /**
+   * The first entry whose raw name equals `name` (no decoding on either side), or `undefined`.
+   *
+   * @example
+   * ParameterRecords.parse("a=1&a=2").firstRaw("a")?.valueRaw; // "1"
+   */
+  firstRaw(name: string): ParameterEntry | undefined {
+    this.#assertLive?.();
+    for (const entry of this.#entries) if (entry.nameRaw === name) return entry;
+    return undefined;
+  }
+
+  /**
+   * Every entry whose raw name equals `name`, in order; empty when there is none.
+   *
+   * @example
+   * ParameterRecords.parse("files[]=a&x=1&files[]=b").allRaw("files[]").length; // 2
+   */
+  allRaw(name: string): ParameterEntry[] {
+    this.#assertLive?.();
+    return this.#entries.filter((entry) => entry.nameRaw === name);
+  }
+
+  /**
+   * Iterates the entries in order; each step checks liveness again.
+   *
+   * @example
+   * for (const entry of ParameterRecords.parse("a=1")) console.log(entry.valueRaw);
+   */
+  [Symbol.iterator](): Iterator<ParameterEntry> {
+    this.#assertLive?.();
+    const entries = this.#entries;
+    let index = 0;
+    return {
+      next: (): IteratorResult<ParameterEntry> => {
+        this.#assertLive?.();
+        const entry = entries[index++];
+        return entry === undefined
+          ? { done: true, value: undefined }
+          : { done: false, value: entry };
+      },
+    };
+  }
+}

@@ -1,0 +1,185 @@
+import type { Exchange } from "corral-engine";
+import { type CookieEntry, findCookie, parseCookieHeader } from "./cookies/cookie-header.ts";
+import { DecodeError } from "./params/decode-error.ts";
+import { ParameterRecords } from "./params/parameter-records.ts";
+import { type MultipartPart, parseMultipart } from "./request/multipart.ts";
+
+/** Limits of the request views that the App, not the engine, enforces. */
+export interface RequestViewLimits {
+  readonly maxMultipartParts: number;
+  readonly maxMultipartPartHeaderBytes: number;
+}
+
+const textDecoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The request as the handler sees it. Everything is borrowed from the engine's buffers and valid
+ * only until the handler returns: afterwards every member throws a `StaleExchangeError`. Query,
+ * form, multipart and cookies are parsed on first use and cached.
+ *
+ * @example
+ * const name = ctx.request.query().firstRaw("name")?.valueRaw;
+ */
+export class RequestView {
+  readonly #exchange: Exchange;
+  readonly #limits: RequestViewLimits;
+  readonly #isActive: () => boolean;
+  #query: ParameterRecords | undefined;
+  #form: ParameterRecords | undefined;
+  #multipart: readonly MultipartPart[] | undefined;
+  #cookies: CookieEntry[] | undefined;
+  readonly #assertLive = () => this.assertLive();
+
+  /** @internal Made by the App for each request. */
+  constructor(exchange: Exchange, limits: RequestViewLimits, isActive: () => boolean) {
+    this.#exchange = exchange;
+    this.#limits = limits;
+    this.#isActive = isActive;
+  }
+
+  /** @internal Throws unless the handler is still running. */
+  assertLive(): void {
+    if (!this.#isActive()) {
+      throw new TypeError(
+        "corral: ctx.request used after the handler returned; copy what you need",
+      );
+    }
+  }
+
+  /** The method, e.g. "GET". */
+  get method(): string {
+    this.assertLive();
+    return this.#exchange.method;
+  }
+
+  /** The path, still percent-encoded, without the query. */
+  get path(): string {
+    this.assertLive();
+    return this.#exchange.path;
+  }
+
+  /** The request target as sent. */
+  get target(): string {
+    this.assertLive();
+    return this.#exchange.target;
+  }
+
+  /** The raw query text after `?` ("" when there is none). */
+  get queryString(): string {
+    this.assertLive();
+    return this.#exchange.query;
+  }
+
+  /** The first header named `name` (case-insensitive), or undefined. */
+  header(name: string): string | undefined {
+    this.assertLive();
+    return this.#exchange.header(name);
+  }
+
+  /** Every header line in order, as `[name, value]` pairs. */
+  headers(): Array<[string, string]> {
+    this.assertLive();
+    const exchange = this.#exchange;
+    const lines: Array<[string, string]> = [];
+    for (let index = 0; index < exchange.headerCount; index++) {
+      lines.push([exchange.headerName(index), exchange.headerValue(index)]);
+    }
+    return lines;
+  }
+
+  /** The body bytes, borrowed. */
+  get body(): Uint8Array {
+    this.assertLive();
+    return this.#exchange.body;
+  }
+
+  /** The body as UTF-8 text; invalid UTF-8 is a `DecodeError` (400). */
+  text(): string {
+    try {
+      return textDecoder.decode(this.body);
+    } catch {
+      throw new DecodeError("invalidUtf8", "the request body is not valid UTF-8");
+    }
+  }
+
+  /** The query as ordered raw entries. */
+  query(): ParameterRecords {
+    this.assertLive();
+    this.#query ??= ParameterRecords.parse(this.#exchange.query, this.#assertLive);
+    return this.#query;
+  }
+
+  /** An `application/x-www-form-urlencoded` body as ordered raw entries; another type is a 415. */
+  form(): ParameterRecords {
+    this.assertLive();
+    if (this.#form === undefined) {
+      const type = this.#contentType();
+      if (type !== "application/x-www-form-urlencoded") {
+        throw new MediaTypeError("application/x-www-form-urlencoded", type);
+      }
+      this.#form = ParameterRecords.parse(
+        Buffer.from(this.#exchange.body).toString("latin1"),
+        this.#assertLive,
+      );
+    }
+    return this.#form;
+  }
+
+  /**
+   * A `multipart/form-data` body as one flat list of fields and files, validated whole before the
+   * first item is returned; a malformed body is a `MultipartError` (400). Part bytes are borrowed.
+   */
+  multipart(): readonly MultipartPart[] {
+    this.assertLive();
+    if (this.#multipart === undefined) {
+      const header = this.#exchange.header("content-type") ?? "";
+      if (this.#contentType() !== "multipart/form-data") {
+        throw new MediaTypeError("multipart/form-data", this.#contentType());
+      }
+      const parts = parseMultipart(this.#exchange.body, header, {
+        maxParts: this.#limits.maxMultipartParts,
+        maxPartHeaderBytes: this.#limits.maxMultipartPartHeaderBytes,
+      });
+      this.#multipart = parts.map((part) => borrowedPart(part, this.#assertLive));
+    }
+    return this.#multipart;
+  }
+
+  /** The request's cookies in order (raw values), parsed from the Cookie header. */
+  cookies(): readonly CookieEntry[] {
+    this.assertLive();
+    this.#cookies ??= parseCookieHeader(this.#exchange.header("cookie") ?? "");
+    return this.#cookies;
+  }
+
+  /** The raw value of the first cookie named `name`, or undefined. */
+  cookie(name: string): string | undefined {
+    return findCookie(this.cookies(), name);
+  }
+
+  #contentType(): string {
+    const header = this.#exchange.header("content-type") ?? "";
+    const semicolon = header.indexOf(";");
+    return (semicolon < 0 ? header : header.slice(0, semicolon)).trim().toLowerCase();
+  }
+}
+
+/** The body is not of the media type the handler asked for; answered 415. */
+export class MediaTypeError extends Error {
+  constructor(expected: string, got: string) {
+    super(`expected a ${expected} body, got ${got === "" ? "none" : got}`);
+    this.name = "MediaTypeError";
+  }
+}
+
+function borrowedPart(part: MultipartPart, assertLive: () => void): MultipartPart {
+  return {
+    name: part.name,
+    filename: part.filename,
+    contentType: part.contentType,
+    get bytes() {
+      assertLive();
+      return part.bytes;
+    },
+  };
+}

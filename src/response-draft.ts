@@ -1,0 +1,140 @@
+import type { Exchange } from "corral-engine";
+import { type CookieOptions, expiredCookie, serializeSetCookie } from "./cookies/set-cookie.ts";
+import { formatText } from "./format-text.ts";
+import { validateRedirect } from "./response/redirect.ts";
+
+/**
+ * The handler's private response, drafted into the worker's reserved staging. Nothing is sent
+ * until the handler returns; if it throws, the draft is discarded before error mapping. Output
+ * past the staging or response limits throws `ResponseLimitError`: never a truncated response.
+ *
+ * @example
+ * ctx.response.header("Cache-Control", "no-store");
+ * ctx.response.json(200, { ok: true });
+ */
+export class ResponseDraft {
+  readonly #exchange: Exchange;
+  #contentType: string | undefined;
+
+  /** @internal Made by the App for each request. */
+  constructor(exchange: Exchange) {
+    this.#exchange = exchange;
+  }
+
+  /** The status drafted so far (200 until set). */
+  get status(): number {
+    return this.#exchange.status;
+  }
+
+  /** The Content-Type drafted so far. */
+  get contentType(): string | undefined {
+    return this.#contentType;
+  }
+
+  /** Sets the status without touching the body. */
+  setStatus(status: number): void {
+    this.#exchange.setStatus(status);
+  }
+
+  /**
+   * Adds a header (copied). Names must be tokens, values free of CR/LF (a `TypeError` otherwise);
+   * `Content-Type` replaces the drafted type instead of adding a second one.
+   */
+  header(name: string, value: string): void {
+    if (name.toLowerCase() === "content-type") {
+      validateContentType(value);
+      this.#contentType = value;
+      return;
+    }
+    this.#exchange.setHeader(name, value);
+  }
+
+  /** Status and a UTF-8 text body (replacing any body); `text/plain; charset=utf-8` by default. */
+  text(status: number, text: string): void {
+    this.#replaceBody(status, "text/plain; charset=utf-8");
+    this.#exchange.writeText(text);
+  }
+
+  /** Status, content type and a body copied from `bytes` (replacing any body). */
+  bytes(status: number, contentType: string, bytes: Uint8Array): void {
+    this.#replaceBody(status, contentType, true);
+    this.#exchange.write(bytes);
+  }
+
+  /** Status and `value` as JSON (`application/json`), replacing any body. */
+  json(status: number, value: unknown): void {
+    const text = JSON.stringify(value);
+    if (text === undefined) throw new TypeError("corral: json() got a value JSON cannot represent");
+    this.#replaceBody(status, "application/json");
+    this.#exchange.writeText(text);
+  }
+
+  /**
+   * Appends formatted text: each `{}` in `format` takes the next value (`{{` and `}}` are
+   * literal braces). The type defaults to `text/plain; charset=utf-8`.
+   */
+  print(format: string, ...values: unknown[]): void {
+    this.#contentType ??= "text/plain; charset=utf-8";
+    this.#exchange.writeText(formatText(format, values));
+  }
+
+  /** A redirect (300-308) to `location`, with an empty body. */
+  redirect(status: number, location: string): void {
+    validateRedirect(status, location);
+    this.#exchange.clearBody();
+    this.#exchange.setStatus(status);
+    this.#exchange.setHeader("Location", location);
+    this.#contentType = undefined;
+  }
+
+  /** Adds a validated `Set-Cookie` (RFC 6265); an invalid name, value or option is a TypeError. */
+  setCookie(name: string, value: string, options?: CookieOptions): void {
+    this.#exchange.setHeader("Set-Cookie", serializeSetCookie(name, value, options));
+  }
+
+  /** Adds a `Set-Cookie` that deletes cookie `name` (`Max-Age=0` and an expiry in the past). */
+  deleteCookie(name: string, options?: Parameters<typeof expiredCookie>[1]): void {
+    this.#exchange.setHeader("Set-Cookie", expiredCookie(name, options));
+  }
+
+  /**
+   * Makes `bytes` the whole body without copying it into staging: the caller keeps them alive and
+   * unchanged until sent (startup assets, for example). Headers may still be added before or after.
+   * The total response limit applies; bodies under 256 bytes may be copied.
+   */
+  borrowBody(status: number, contentType: string, bytes: Uint8Array): void {
+    this.#replaceBody(status, contentType, true);
+    this.#exchange.borrowBody(bytes);
+  }
+
+  /** @internal Writes the drafted Content-Type; called once when the handler is done. */
+  finalize(): void {
+    if (this.#contentType !== undefined)
+      this.#exchange.setHeader("Content-Type", this.#contentType);
+    this.#contentType = undefined;
+  }
+
+  /** @internal Forgets the drafted type (the draft is being discarded). */
+  discard(): void {
+    this.#contentType = undefined;
+  }
+
+  #replaceBody(status: number, contentType: string, validate = false): void {
+    if (validate) validateContentType(contentType);
+    this.#exchange.setStatus(status);
+    this.#exchange.clearBody();
+    this.#contentType = contentType;
+  }
+}
+
+function validateContentType(value: string): void {
+  for (let index = 0; index < value.length; index++) {
+    const code = value.charCodeAt(index);
+    if (code < 0x20 || code === 0x7f || code > 0xff) {
+      throw new TypeError("corral: invalid character in a Content-Type");
+    }
+  }
+  if (value.trim() === "" || value.trim() !== value) {
+    throw new TypeError(`corral: invalid Content-Type ${JSON.stringify(value)}`);
+  }
+}

@@ -1,0 +1,94 @@
+import { compilePathPattern, matchPathPattern, type PathPattern } from "./path-pattern.ts";
+
+/** Methods an endpoint instance may implement, by their lower-case method names. */
+export const endpointMethods = [
+  "get",
+  "post",
+  "put",
+  "patch",
+  "delete",
+  "head",
+  "options",
+] as const;
+
+/** A route's handlers by upper-case method, and the `Allow` value they make. */
+export interface RouteEntry<Handler> {
+  readonly pattern: PathPattern;
+  readonly handlers: Map<string, Handler>;
+  allow: string;
+}
+
+/** What the router found for a method and path. */
+export type RouteResult<Handler> =
+  | {
+      readonly kind: "found";
+      readonly handler: Handler;
+      readonly params: Record<string, string>;
+      readonly entry: RouteEntry<Handler>;
+    }
+  | { readonly kind: "methodNotAllowed"; readonly entry: RouteEntry<Handler> }
+  | { readonly kind: "notFound" };
+
+/**
+ * The App's one router: static paths in a map checked first, then dynamic patterns in
+ * registration order. HEAD falls back to GET (RFC 9110 §9.3.2).
+ */
+export class Router<Handler> {
+  readonly #static = new Map<string, RouteEntry<Handler>>();
+  readonly #dynamic: RouteEntry<Handler>[] = [];
+  readonly #byPath = new Map<string, RouteEntry<Handler>>();
+  /** Every method some route implements. */
+  readonly methods = new Set<string>();
+
+  /** Registers `handler` for `method` on `path`; a second registration of the pair throws. */
+  add(method: string, path: string, handler: Handler): void {
+    let entry = this.#byPath.get(path);
+    if (entry === undefined) {
+      const pattern = compilePathPattern(path);
+      entry = { pattern, handlers: new Map(), allow: "" };
+      this.#byPath.set(path, entry);
+      if (pattern.isStatic) this.#static.set(path, entry);
+      else this.#dynamic.push(entry);
+    }
+    if (entry.handlers.has(method)) {
+      throw new TypeError(`corral: ${method} ${path} is registered twice`);
+    }
+    entry.handlers.set(method, handler);
+    this.methods.add(method);
+    entry.allow = allowValue(entry.handlers);
+  }
+
+  /** Finds the handler for `method` on `path` (a raw, still-encoded path). */
+  find(method: string, path: string): RouteResult<Handler> {
+    const staticEntry = this.#static.get(path);
+    if (staticEntry !== undefined) return pick(staticEntry, method, emptyParams);
+    if (this.#dynamic.length === 0) return notFound;
+    const parts = path.slice(1).split("/");
+    for (const entry of this.#dynamic) {
+      const params = matchPathPattern(entry.pattern, parts);
+      if (params !== undefined) return pick(entry, method, params);
+    }
+    return notFound;
+  }
+}
+
+const emptyParams: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const notFound = { kind: "notFound" } as const;
+
+function pick<Handler>(
+  entry: RouteEntry<Handler>,
+  method: string,
+  params: Record<string, string>,
+): RouteResult<Handler> {
+  const handler =
+    entry.handlers.get(method) ?? (method === "HEAD" ? entry.handlers.get("GET") : undefined);
+  if (handler === undefined) return { kind: "methodNotAllowed", entry };
+  return { kind: "found", handler, params, entry };
+}
+
+function allowValue(handlers: Map<string, unknown>): string {
+  const methods = new Set(handlers.keys());
+  if (methods.has("GET")) methods.add("HEAD");
+  methods.add("OPTIONS");
+  return [...methods].join(", ");
+}

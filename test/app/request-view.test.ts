@@ -1,0 +1,121 @@
+import { expect, test } from "bun:test";
+import { App, type RequestView } from "corral";
+import { RawClient } from "../../engine/test/support/raw-client.ts";
+
+function listenQuietly<Shared>(app: App<Shared>) {
+  const log = console.log;
+  console.log = () => {};
+  try {
+    return app.listen({ port: 0 });
+  } finally {
+    console.log = log;
+  }
+}
+
+test("query(): ordered raw entries, duplicates kept, files[] ordinary, values stay text", async () => {
+  const app = new App({ shared: {} });
+  app.route("GET", "/q", (ctx) => {
+    const query = ctx.request.query();
+    ctx.response.json(200, {
+      entries: [...query].map((entry) => [entry.nameRaw, entry.valueRaw]),
+      first: query.firstRaw("a")?.valueRaw ?? null,
+      missing: query.firstRaw("zzz") ?? null,
+    });
+  });
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  client.send("GET /q?a=007&files%5B%5D=x&a=false&b=a+b%2Bc&flag HTTP/1.1\r\nHost: h\r\n\r\n");
+  expect(JSON.parse((await client.response()).text)).toEqual({
+    entries: [
+      ["a", "007"],
+      ["files%5B%5D", "x"],
+      ["a", "false"],
+      ["b", "a+b%2Bc"],
+      ["flag", ""],
+    ],
+    first: "007",
+    missing: null,
+  });
+  await app.stop();
+});
+
+test("form(): a URL-encoded body as raw entries; another media type is 415", async () => {
+  const app = new App({ shared: {} });
+  app.route("POST", "/f", (ctx) => {
+    ctx.response.json(
+      200,
+      [...ctx.request.form()].map((entry) => `${entry.nameRaw}=${entry.valueRaw}`),
+    );
+  });
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  const body = "x=1&files[]=a&x=2&y=a+b%2Bc";
+  client.send(
+    `POST /f HTTP/1.1\r\nHost: h\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
+      "POST /f HTTP/1.1\r\nHost: h\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nx=1",
+  );
+  const [form, wrong] = await client.responses(2);
+  expect(JSON.parse(form!.text)).toEqual(["x=1", "files[]=a", "x=2", "y=a+b%2Bc"]);
+  expect([wrong!.status, wrong!.text]).toEqual([
+    415,
+    "Unsupported Media Type: expected a application/x-www-form-urlencoded body, got text/plain\n",
+  ]);
+  await app.stop();
+});
+
+test("multipart(): one flat list; a malformed body is a 400 before any item is seen", async () => {
+  const app = new App({ shared: {} });
+  const seen: string[] = [];
+  app.route("POST", "/m", (ctx) => {
+    for (const part of ctx.request.multipart()) {
+      seen.push(part.name);
+    }
+    ctx.response.json(
+      200,
+      ctx.request
+        .multipart()
+        .map((part) => [
+          part.name,
+          part.filename ?? null,
+          part.contentType ?? null,
+          new TextDecoder().decode(part.bytes),
+        ]),
+    );
+  });
+  const server = listenQuietly(app);
+  const good =
+    '--XyZ\r\nContent-Disposition: form-data; name="title"\r\n\r\nhello\r\n' +
+    '--XyZ\r\nContent-Disposition: form-data; name="files[]"; filename="a;b \\"c\\".txt"\r\nContent-Type: text/plain\r\n\r\nline1\r\nline2\r\n' +
+    "--XyZ--\r\n";
+  const bad = '--XyZ\r\nContent-Disposition: form-data; name="title"\r\n\r\nhello\r\n--XyZ\r\n';
+  using client = await RawClient.connect(server.port);
+  for (const body of [good, bad]) {
+    client.send(
+      `POST /m HTTP/1.1\r\nHost: h\r\nContent-Type: multipart/form-data; boundary=XyZ\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+  }
+  const [ok, rejected] = await client.responses(2);
+  expect(JSON.parse(ok!.text)).toEqual([
+    ["title", null, null, "hello"],
+    ["files[]", 'a;b "c".txt', "text/plain", "line1\r\nline2"],
+  ]);
+  expect(rejected!.status).toBe(400);
+  expect(seen).toEqual(["title", "files[]"]);
+  await app.stop();
+});
+
+test("touching the request view after the handler returned throws a clear error", async () => {
+  const app = new App({ shared: {} });
+  let kept: RequestView | undefined;
+  let keptQuery: ReturnType<RequestView["query"]> | undefined;
+  app.route("GET", "/", (ctx) => {
+    kept = ctx.request;
+    keptQuery = ctx.request.query();
+    ctx.response.text(200, ctx.request.path);
+  });
+  expect(await (await app.request("/?a=1")).text()).toBe("/");
+  expect(() => kept!.path).toThrow("ctx.request used after the handler returned");
+  expect(() => kept!.header("host")).toThrow("ctx.request used after the handler returned");
+  expect(() => keptQuery!.firstRaw("a")).toThrow("ctx.request used after the handler returned");
+  await app.stop();
+});

@@ -1,0 +1,145 @@
+import { describe, expect, test } from "bun:test";
+import { ParameterRecords } from "../../src/params/parameter-records.ts";
+
+const pairs = (records: ParameterRecords) =>
+  records.entries.map((entry) => [entry.nameRaw, entry.valueRaw]);
+
+describe("ParameterRecords.parse", () => {
+  test("splits raw text into ordered raw entries, duplicates kept in order", () => {
+    const records = ParameterRecords.parse("a=1&b=2&a=3&files[]=x.txt&files[]=y.txt&a=");
+    expect(pairs(records)).toEqual([
+      ["a", "1"],
+      ["b", "2"],
+      ["a", "3"],
+      ["files[]", "x.txt"],
+      ["files[]", "y.txt"],
+      ["a", ""],
+    ]);
+    expect(records.length).toBe(6);
+  });
+
+  test("every value stays text: leading zeros, false, numbers, escapes and + untouched", () => {
+    const records = ParameterRecords.parse("id=007&on=false&n=1e3&q=caf%C3%A9+au+lait&e=%zz");
+    expect(pairs(records)).toEqual([
+      ["id", "007"],
+      ["on", "false"],
+      ["n", "1e3"],
+      ["q", "caf%C3%A9+au+lait"],
+      ["e", "%zz"],
+    ]);
+  });
+
+  test("splits at the first =; an entry without = has an empty value; empty pieces are skipped", () => {
+    const rows = [
+      { raw: "", entries: [] },
+      { raw: "&&&", entries: [] },
+      { raw: "flag", entries: [["flag", ""]] },
+      { raw: "a=b=c", entries: [["a", "b=c"]] },
+      { raw: "=v", entries: [["", "v"]] },
+      { raw: "=", entries: [["", ""]] },
+      {
+        raw: "&a=1&&b&",
+        entries: [
+          ["a", "1"],
+          ["b", ""],
+        ],
+      },
+      {
+        raw: "x&y=1&z",
+        entries: [
+          ["x", ""],
+          ["y", "1"],
+          ["z", ""],
+        ],
+      },
+      { raw: "a+b=c d", entries: [["a+b", "c d"]] },
+    ];
+    expect(rows.map(({ raw }) => ({ raw, entries: pairs(ParameterRecords.parse(raw)) }))).toEqual(
+      rows,
+    );
+  });
+
+  test("stays linear on many pieces without =", () => {
+    const raw = "a&".repeat(200_000);
+    const records = ParameterRecords.parse(raw);
+    expect(records.length).toBe(200_000);
+    expect(records.firstRaw("a")).toEqual({ nameRaw: "a", valueRaw: "" });
+  });
+});
+
+describe("lookups", () => {
+  const records = ParameterRecords.parse("tag=a&page=007&tag=b&a+b=1&a%20b=2&tag=c");
+
+  test("firstRaw returns the first entry with that raw name, or undefined", () => {
+    expect(records.firstRaw("tag")).toEqual({ nameRaw: "tag", valueRaw: "a" });
+    expect(records.firstRaw("page")?.valueRaw).toBe("007");
+    expect(records.firstRaw("missing")).toBeUndefined();
+  });
+
+  test("names are compared raw, never decoded", () => {
+    expect(records.firstRaw("a b")).toBeUndefined();
+    expect(records.firstRaw("a+b")?.valueRaw).toBe("1");
+    expect(records.firstRaw("a%20b")?.valueRaw).toBe("2");
+  });
+
+  test("allRaw returns every entry with that name in order, or an empty array", () => {
+    expect(records.allRaw("tag").map((entry) => entry.valueRaw)).toEqual(["a", "b", "c"]);
+    expect(records.allRaw("missing")).toEqual([]);
+  });
+
+  test("iteration yields the entries in order", () => {
+    expect(Array.from(records, (entry) => entry.nameRaw)).toEqual([
+      "tag",
+      "page",
+      "tag",
+      "a+b",
+      "a%20b",
+      "tag",
+    ]);
+  });
+});
+
+describe("liveness guard", () => {
+  test("every member calls assertLive first", () => {
+    let calls = 0;
+    const records = ParameterRecords.parse("a=1&b=2", () => {
+      calls++;
+    });
+    const members = [
+      () => records.length,
+      () => records.entries,
+      () => records.firstRaw("a"),
+      () => records.allRaw("a"),
+      () => records[Symbol.iterator](),
+    ];
+    expect(
+      members.map((member) => {
+        const before = calls;
+        member();
+        return calls - before;
+      }),
+    ).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  test("once the guard throws, every member and a running iteration throw", () => {
+    let live = true;
+    const stale = new Error("request view used after the handler returned");
+    const records = ParameterRecords.parse("a=1&b=2", () => {
+      if (!live) throw stale;
+    });
+    const iterator = records[Symbol.iterator]();
+    expect(iterator.next().value).toEqual({ nameRaw: "a", valueRaw: "1" });
+    live = false;
+    expect(() => iterator.next()).toThrow(stale);
+    expect(() => records.length).toThrow(stale);
+    expect(() => records.entries).toThrow(stale);
+    expect(() => records.firstRaw("a")).toThrow(stale);
+    expect(() => records.allRaw("a")).toThrow(stale);
+    expect(() => [...records]).toThrow(stale);
+  });
+
+  test("without a guard the records work as plain data", () => {
+    const records = new ParameterRecords([{ nameRaw: "a", valueRaw: "1" }]);
+    expect([...records]).toEqual([{ nameRaw: "a", valueRaw: "1" }]);
+  });
+});
