@@ -57,11 +57,12 @@ export class Exchange {
   get method(): string {
     this.assertLive("request");
     const head = this.#connection.head;
-    const length = head.methodEnd;
+    const start = head.base + head.methodStart;
+    const length = head.methodEnd - head.methodStart;
     for (const method of internedMethods) {
-      if (method.length === length && methodMatches(head.buffer, head.base, method)) return method;
+      if (method.length === length && methodMatches(head.buffer, start, method)) return method;
     }
-    return latin1String(head.buffer, head.base, head.base + length);
+    return latin1String(head.buffer, start, start + length);
   }
 
   /** The request target as sent (origin-form path and query, or another form). */

@@ -254,8 +254,11 @@ export function createEngine(options: EngineOptions): Engine {
             if (slot >= 0) connections[slot]!.onClose();
           },
           error(socket: Socket<number>) {
+            // A socket error, or a throw from our own data handling: either way the connection
+            // cannot continue, so its slot is freed and the socket closed for certain.
             const slot = socket.data;
             if (slot >= 0) connections[slot]!.onClose();
+            socket.terminate();
           },
         },
       });

@@ -354,12 +354,13 @@ export class Connection {
 
   #headParsed(): boolean {
     const head = this.head;
+    const method = head.base + head.methodStart;
     this.isHeadRequest =
-      head.methodEnd === 4 &&
-      head.buffer[head.base] === 0x48 &&
-      head.buffer[head.base + 1] === 0x45 &&
-      head.buffer[head.base + 2] === 0x41 &&
-      head.buffer[head.base + 3] === 0x44;
+      head.methodEnd - head.methodStart === 4 &&
+      head.buffer[method] === 0x48 &&
+      head.buffer[method + 1] === 0x45 &&
+      head.buffer[method + 2] === 0x41 &&
+      head.buffer[method + 3] === 0x44;
     this.#bodyChunked = head.chunked;
     this.#bodyLength = Math.max(head.contentLength, 0);
     this.#bodyReceived = 0;

@@ -1,5 +1,5 @@
 import { errorCode } from "../errors.ts";
-import { fieldValueBytes, hexBytes, hexValue } from "./character-classes.ts";
+import { fieldValueBytes, hexBytes, hexValue, tokenBytes } from "./character-classes.ts";
 
 /** The chunked body needs more bytes. */
 export const chunkedIncomplete = 0;
@@ -14,18 +14,24 @@ export interface ChunkedLimits {
 }
 
 const phaseSize = 0;
-const phaseExtension = 1;
-const phaseSizeLineFeed = 2;
-const phaseData = 3;
-const phaseDataCarriageReturn = 4;
-const phaseDataLineFeed = 5;
-const phaseTrailerLineStart = 6;
-const phaseTrailerLine = 7;
-const phaseTrailerLineFeed = 8;
-const phaseFinalLineFeed = 9;
+const phaseExtensionStart = 1;
+const phaseExtension = 2;
+const phaseSizeLineFeed = 3;
+const phaseData = 4;
+const phaseDataCarriageReturn = 5;
+const phaseDataLineFeed = 6;
+const phaseTrailerLineStart = 7;
+const phaseTrailerName = 8;
+const phaseTrailerValue = 9;
+const phaseTrailerLineFeed = 10;
+const phaseFinalLineFeed = 11;
 
 const CR = 0x0d;
 const LF = 0x0a;
+const SP = 0x20;
+const HTAB = 0x09;
+const COLON = 0x3a;
+const SEMICOLON = 0x3b;
 /** A chunk size above this many bytes is treated as an overflow, whatever the body limit. */
 const largestChunkSize = 2 ** 40;
 
@@ -77,16 +83,34 @@ export class ChunkedBodyDecoder {
           if (hexBytes[byte] === 1) {
             this.#size = this.#size * 16 + hexValue(byte);
             this.#digits++;
-            if (this.#size > largestChunkSize)
-              return this.#fail(index, errorCode.malformedChunkedBody);
+            if (this.#size > largestChunkSize) {
+              return this.#fail(index - start, errorCode.malformedChunkedBody);
+            }
             index++;
             break;
           }
-          if (this.#digits === 0) return this.#fail(index, errorCode.malformedChunkedBody);
+          if (this.#digits === 0) return this.#fail(index - start, errorCode.malformedChunkedBody);
           if (this.decodedLength + this.#size > limits.maxBodyBytes) {
-            return this.#fail(index, errorCode.bodyTooLarge);
+            return this.#fail(index - start, errorCode.bodyTooLarge);
           }
-          this.#phase = phaseExtension;
+          this.#phase = phaseExtensionStart;
+          break;
+        case phaseExtensionStart:
+          if (byte === CR && this.#extensionBytes === 0) {
+            this.#phase = phaseSizeLineFeed;
+            index++;
+            break;
+          }
+          // RFC 9112 §7.1.1: chunk-ext = *( BWS ";" ... ): after the size only BWS then ";" may
+          // come, so "0x5" or "5 " are malformed sizes, not a size and an extension.
+          if (byte !== SP && byte !== HTAB && byte !== SEMICOLON) {
+            return this.#fail(index - start, errorCode.malformedChunkedBody);
+          }
+          if (++this.#extensionBytes > limits.maxChunkExtensionBytes) {
+            return this.#fail(index - start, errorCode.chunkExtensionTooLong);
+          }
+          if (byte === SEMICOLON) this.#phase = phaseExtension;
+          index++;
           break;
         case phaseExtension:
           if (byte === CR) {
@@ -95,14 +119,16 @@ export class ChunkedBodyDecoder {
             break;
           }
           // RFC 9112 §7.1.1: extensions are tokens, quoted strings and BWS; controls are not.
-          if (fieldValueBytes[byte] !== 1) return this.#fail(index, errorCode.malformedChunkedBody);
+          if (fieldValueBytes[byte] !== 1) {
+            return this.#fail(index - start, errorCode.malformedChunkedBody);
+          }
           if (++this.#extensionBytes > limits.maxChunkExtensionBytes) {
-            return this.#fail(index, errorCode.chunkExtensionTooLong);
+            return this.#fail(index - start, errorCode.chunkExtensionTooLong);
           }
           index++;
           break;
         case phaseSizeLineFeed:
-          if (byte !== LF) return this.#fail(index, errorCode.malformedChunkedBody);
+          if (byte !== LF) return this.#fail(index - start, errorCode.malformedChunkedBody);
           index++;
           this.#extensionBytes = 0;
           this.#digits = 0;
@@ -124,12 +150,12 @@ export class ChunkedBodyDecoder {
           break;
         }
         case phaseDataCarriageReturn:
-          if (byte !== CR) return this.#fail(index, errorCode.malformedChunkedBody);
+          if (byte !== CR) return this.#fail(index - start, errorCode.malformedChunkedBody);
           this.#phase = phaseDataLineFeed;
           index++;
           break;
         case phaseDataLineFeed:
-          if (byte !== LF) return this.#fail(index, errorCode.malformedChunkedBody);
+          if (byte !== LF) return this.#fail(index - start, errorCode.malformedChunkedBody);
           this.#phase = phaseSize;
           index++;
           break;
@@ -139,27 +165,46 @@ export class ChunkedBodyDecoder {
             index++;
             break;
           }
-          this.#phase = phaseTrailerLine;
+          // RFC 9112 §7.1.2 and §5: a trailer line is a field line: a token name right before
+          // the colon, so no obs-fold, no whitespace before the colon, no empty name.
+          if (tokenBytes[byte] !== 1) {
+            return this.#fail(index - start, errorCode.malformedChunkedBody);
+          }
+          this.#phase = phaseTrailerName;
           break;
-        case phaseTrailerLine:
+        case phaseTrailerName:
+          // The trailer section counts every byte of its field lines, CRLFs included.
           if (++this.#trailerBytes > limits.maxTrailerBytes) {
-            return this.#fail(index, errorCode.trailerSectionTooLarge);
+            return this.#fail(index - start, errorCode.trailerSectionTooLarge);
+          }
+          if (byte === COLON) {
+            this.#phase = phaseTrailerValue;
+          } else if (tokenBytes[byte] !== 1) {
+            return this.#fail(index - start, errorCode.malformedChunkedBody);
+          }
+          index++;
+          break;
+        case phaseTrailerValue:
+          if (++this.#trailerBytes > limits.maxTrailerBytes) {
+            return this.#fail(index - start, errorCode.trailerSectionTooLarge);
           }
           if (byte === CR) {
             this.#phase = phaseTrailerLineFeed;
           } else if (fieldValueBytes[byte] !== 1) {
-            return this.#fail(index, errorCode.malformedChunkedBody);
+            return this.#fail(index - start, errorCode.malformedChunkedBody);
           }
           index++;
           break;
         case phaseTrailerLineFeed:
-          if (byte !== LF) return this.#fail(index, errorCode.malformedChunkedBody);
-          this.#trailerBytes += 1;
+          if (++this.#trailerBytes > limits.maxTrailerBytes) {
+            return this.#fail(index - start, errorCode.trailerSectionTooLarge);
+          }
+          if (byte !== LF) return this.#fail(index - start, errorCode.malformedChunkedBody);
           this.#phase = phaseTrailerLineStart;
           index++;
           break;
         default:
-          if (byte !== LF) return this.#fail(index, errorCode.malformedChunkedBody);
+          if (byte !== LF) return this.#fail(index - start, errorCode.malformedChunkedBody);
           this.consumed = index + 1 - start;
           return chunkedComplete;
       }
@@ -168,8 +213,9 @@ export class ChunkedBodyDecoder {
     return chunkedIncomplete;
   }
 
-  #fail(index: number, code: number): number {
-    this.consumed = index;
+  /** Records how far decoding got (`consumed` bytes from `start`) and returns the error. */
+  #fail(consumed: number, code: number): number {
+    this.consumed = consumed;
     return code;
   }
 }

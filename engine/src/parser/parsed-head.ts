@@ -11,6 +11,8 @@ export class ParsedHead {
   lineStart = 0;
   requestLineDone = false;
 
+  /** Where the method starts: after any empty lines sent before the request line (RFC 9112 §2.2). */
+  methodStart = 0;
   methodEnd = 0;
   targetStart = 0;
   targetEnd = 0;

@@ -51,13 +51,16 @@ export function parseRequestHead(head: ParsedHead, end: number, limits: HeadLimi
     }
     if (lineFeed < 0) {
       head.scanned = available;
-      return overLimitWhileIncomplete(head, available, limits);
+      return limitErrorBefore(head, available, limits);
     }
+    // A limit the bytes before this LF already passed answers first, as it would have had the
+    // bytes come one at a time: the answer must not depend on how the head was split.
+    const overLimit = limitErrorBefore(head, lineFeed, limits);
+    if (overLimit !== headIncomplete) return overLimit;
     // RFC 9112 §2.2: a bare LF is not accepted as a line terminator here (strict).
     if (lineFeed === head.lineStart || buffer[base + lineFeed - 1] !== CR) {
       return errorCode.malformedRequest;
     }
-    if (lineFeed + 1 > limits.maxHeaderBytes) return errorCode.headerSectionTooLarge;
     const lineStart = head.lineStart;
     const lineEnd = lineFeed - 1;
     position = lineFeed + 1;
@@ -66,7 +69,6 @@ export function parseRequestHead(head: ParsedHead, end: number, limits: HeadLimi
     if (!head.requestLineDone) {
       // RFC 9112 §2.2: empty lines before the request line are ignored.
       if (lineEnd === lineStart) continue;
-      if (lineEnd - lineStart > limits.maxRequestLineBytes) return errorCode.requestLineTooLong;
       const result = parseRequestLine(head, lineStart, lineEnd);
       if (result !== 0) return result;
       head.requestLineDone = true;
@@ -79,14 +81,23 @@ export function parseRequestHead(head: ParsedHead, end: number, limits: HeadLimi
     const result = parseFieldLine(head, lineStart, lineEnd, limits);
     if (result !== 0) return result;
   }
-  return overLimitWhileIncomplete(head, available, limits);
+  return limitErrorBefore(head, available, limits);
 }
 
-function overLimitWhileIncomplete(head: ParsedHead, available: number, limits: HeadLimits): number {
-  if (!head.requestLineDone && available - head.lineStart > limits.maxRequestLineBytes + 1) {
+/**
+ * The limit error once `seen` bytes of the head have come, none of them ending the current line;
+ * else `headIncomplete`. A request line is over its limit once `maxRequestLineBytes + 2` of its
+ * bytes came without a LF (RFC 9112 §3: 414); the head is over once `maxHeaderBytes` came without
+ * its end (431). When both apply, the limit passed first answers, 414 on a tie.
+ */
+function limitErrorBefore(head: ParsedHead, seen: number, limits: HeadLimits): number {
+  const lineTooLongAt = head.requestLineDone
+    ? Number.POSITIVE_INFINITY
+    : head.lineStart + limits.maxRequestLineBytes + 2;
+  if (seen >= lineTooLongAt && lineTooLongAt <= limits.maxHeaderBytes) {
     return errorCode.requestLineTooLong;
   }
-  if (available >= limits.maxHeaderBytes) return errorCode.headerSectionTooLarge;
+  if (seen >= limits.maxHeaderBytes) return errorCode.headerSectionTooLarge;
   return headIncomplete;
 }
 
@@ -99,6 +110,7 @@ function parseRequestLine(head: ParsedHead, lineStart: number, lineEnd: number):
   if (index === lineStart || index >= lineEnd || buffer[base + index] !== SP) {
     return errorCode.malformedRequest;
   }
+  head.methodStart = lineStart;
   head.methodEnd = index;
   const targetStart = index + 1;
   let targetEnd = targetStart;
@@ -203,6 +215,7 @@ function parseAbsoluteForm(head: ParsedHead, start: number, end: number): number
 /**
  * Scans an authority (host and optional port) and returns where it ends, or -1 when it is not
  * valid. RFC 9112 §3.2.2 and RFC 9110 §4.2.4: userinfo ("@") in a request target is rejected.
+ * RFC 9110 §4.2.1: an empty host is invalid. RFC 3986 §3.2.3: a port is digits only.
  */
 function scanAuthority(head: ParsedHead, start: number, end: number): number {
   const buffer = head.buffer;
@@ -216,26 +229,27 @@ function scanAuthority(head: ParsedHead, start: number, end: number): number {
       if (hostBytes[byte] !== 1) return -1;
       index++;
     }
-    if (index >= end) return -1;
+    if (index >= end || index === start + 1) return -1;
     index++;
-    if (index < end && buffer[base + index] === COLON) {
+  } else {
+    while (index < end) {
+      const byte = buffer[base + index]!;
+      if (byte === SLASH || byte === QUESTION || byte === COLON) break;
+      if (byte === PERCENT) {
+        if (!percentEscapeAt(head, index, end)) return -1;
+        index += 3;
+        continue;
+      }
+      if (hostBytes[byte] !== 1) return -1;
       index++;
-      while (index < end && isDigit(buffer[base + index]!)) index++;
     }
-    return index;
+    if (index === start) return -1;
   }
-  while (index < end) {
-    const byte = buffer[base + index]!;
-    if (byte === SLASH || byte === QUESTION) break;
-    if (byte === PERCENT) {
-      if (!percentEscapeAt(head, index, end)) return -1;
-      index += 3;
-      continue;
-    }
-    if (hostBytes[byte] !== 1) return -1;
+  if (index < end && buffer[base + index] === COLON) {
     index++;
+    while (index < end && isDigit(buffer[base + index]!)) index++;
   }
-  return index === start ? -1 : index;
+  return index;
 }
 
 function scanPathAndQuery(head: ParsedHead, start: number, end: number): number {
