@@ -7,6 +7,7 @@ import {
   resolveLimits,
 } from "corral-engine";
 import { Context } from "./context.ts";
+import { type ContinuationSpec, runContinuation } from "./continuation.ts";
 import { mapError } from "./error-mapping.ts";
 import { requestInProcess } from "./in-process.ts";
 import { type Io, systemIo } from "./io.ts";
@@ -66,6 +67,8 @@ type AnyHandler = RouteHandler<any, any, any>;
 interface Route {
   readonly handler: AnyHandler;
   readonly instance: object | undefined;
+  // biome-ignore lint/suspicious/noExplicitAny: continuations of every state type share one table.
+  readonly continuation?: ContinuationSpec<any, any, any, any>;
 }
 
 /** Methods the App knows even when no route uses them: anything else is a 501. */
@@ -126,6 +129,28 @@ export class App<Shared, Locals extends object = NoLocals> {
     if (typeof handler !== "function")
       throw new TypeError("corral: a route handler must be a function");
     this.#router.add(method, path, { handler: handler as AnyHandler, instance: undefined });
+    return this;
+  }
+
+  /**
+   * Registers a continuation: a long-lived stream whose typed `state` is made once and whose
+   * `step` runs when woken, holding a worker only while it writes. Middleware runs once around
+   * the whole stream.
+   */
+  continuation<Path extends string, State>(
+    method: string,
+    path: Path,
+    spec: ContinuationSpec<Shared, PathParams<Path>, Locals, State>,
+  ): this {
+    this.#assertNotStarted();
+    if (!methodPattern.test(method)) throw new TypeError(`corral: invalid method ${method}`);
+    if (typeof spec.step !== "function" || typeof spec.state !== "function") {
+      throw new TypeError("corral: a continuation needs state() and step() functions");
+    }
+    const handler = (() => {
+      throw new TypeError("corral: continuations run through the App");
+    }) as AnyHandler;
+    this.#router.add(method, path, { handler, instance: undefined, continuation: spec });
     return this;
   }
 
@@ -302,6 +327,11 @@ export class App<Shared, Locals extends object = NoLocals> {
     if (found.kind === "found") {
       ctx.params = found.params;
       const route = found.handler;
+      if (route.continuation !== undefined) {
+        return runContinuation(ctx, exchange, this.io, route.continuation, () =>
+          ctx.request.releaseBody(),
+        );
+      }
       return route.handler.call(route.instance, ctx);
     }
     if (found.kind === "methodNotAllowed") {
@@ -332,6 +362,11 @@ export class App<Shared, Locals extends object = NoLocals> {
     if (!exchange.live) {
       finish("aborted");
       return;
+    }
+    if (ctx.response.streaming) {
+      // Part of the stream may be out: only the engine can end it honestly (aborted, no last chunk).
+      finish("error");
+      throw error;
     }
     const mapped = mapError(ctx, exchange, error, this.#errorMapper as ErrorMapper<unknown>);
     if (mapped instanceof Promise) return mapped.then(() => finish("error"));

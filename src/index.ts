@@ -23,6 +23,7 @@ export {
 
 // Context, request and response
 export { Context } from "./context.ts";
+export type { ContinuationSpec, StepResult } from "./continuation.ts";
 // Cookies
 export type { CookieEntry } from "./cookies/cookie-header.ts";
 export type { CookieOptions } from "./cookies/set-cookie.ts";
@@ -39,6 +40,7 @@ export {
   type RequestOutcome,
   stopChain,
 } from "./middleware.ts";
+export { Notifier, type NotifierListener } from "./notifier.ts";
 export { formDecodeInto, params, percentDecodeInto } from "./params/codecs.ts";
 // Query, form and multipart
 export { DecodeError } from "./params/decode-error.ts";
@@ -46,4 +48,6 @@ export { type ParameterEntry, ParameterRecords } from "./params/parameter-record
 export { MultipartError, type MultipartPart } from "./request/multipart.ts";
 export { MediaTypeError, RequestView, type RequestViewLimits } from "./request-view.ts";
 export { ResponseDraft } from "./response-draft.ts";
+// Streams and continuations
+export { Stream, StreamWriter } from "./response-stream.ts";
 export type { PathParams } from "./router/path-params.ts";

@@ -28,7 +28,9 @@ export class RequestView {
   #form: ParameterRecords | undefined;
   #multipart: readonly MultipartPart[] | undefined;
   #cookies: CookieEntry[] | undefined;
+  #bodyReleased = false;
   readonly #assertLive = () => this.assertLive();
+  readonly #assertBody = () => this.#assertBodyLive();
 
   /** @internal Made by the App for each request. */
   constructor(exchange: Exchange, limits: RequestViewLimits, isActive: () => boolean) {
@@ -42,6 +44,20 @@ export class RequestView {
     if (!this.#isActive()) {
       throw new TypeError(
         "corral: ctx.request used after the handler returned; copy what you need",
+      );
+    }
+  }
+
+  /** @internal The worker holding the body was given back (a waiting continuation). */
+  releaseBody(): void {
+    this.#bodyReleased = true;
+  }
+
+  #assertBodyLive(): void {
+    this.assertLive();
+    if (this.#bodyReleased) {
+      throw new TypeError(
+        "corral: the request body is gone once a continuation waits; read it in state()",
       );
     }
   }
@@ -89,7 +105,7 @@ export class RequestView {
 
   /** The body bytes, borrowed. */
   get body(): Uint8Array {
-    this.assertLive();
+    this.#assertBodyLive();
     return this.#exchange.body;
   }
 
@@ -111,7 +127,7 @@ export class RequestView {
 
   /** An `application/x-www-form-urlencoded` body as ordered raw entries; another type is a 415. */
   form(): ParameterRecords {
-    this.assertLive();
+    this.#assertBodyLive();
     if (this.#form === undefined) {
       const type = this.#contentType();
       if (type !== "application/x-www-form-urlencoded") {
@@ -130,7 +146,7 @@ export class RequestView {
    * first item is returned; a malformed body is a `MultipartError` (400). Part bytes are borrowed.
    */
   multipart(): readonly MultipartPart[] {
-    this.assertLive();
+    this.#assertBodyLive();
     if (this.#multipart === undefined) {
       const header = this.#exchange.header("content-type") ?? "";
       if (this.#contentType() !== "multipart/form-data") {
@@ -140,7 +156,7 @@ export class RequestView {
         maxParts: this.#limits.maxMultipartParts,
         maxPartHeaderBytes: this.#limits.maxMultipartPartHeaderBytes,
       });
-      this.#multipart = parts.map((part) => borrowedPart(part, this.#assertLive));
+      this.#multipart = parts.map((part) => borrowedPart(part, this.#assertBody));
     }
     return this.#multipart;
   }

@@ -2,6 +2,7 @@ import type { Exchange } from "corral-engine";
 import { type CookieOptions, expiredCookie, serializeSetCookie } from "./cookies/set-cookie.ts";
 import { formatText } from "./format-text.ts";
 import { validateRedirect } from "./response/redirect.ts";
+import { Stream } from "./response-stream.ts";
 
 /**
  * The handler's private response, drafted into the worker's reserved staging. Nothing is sent
@@ -15,6 +16,7 @@ import { validateRedirect } from "./response/redirect.ts";
 export class ResponseDraft {
   readonly #exchange: Exchange;
   #contentType: string | undefined;
+  #stream: Stream | undefined;
 
   /** @internal Made by the App for each request. */
   constructor(exchange: Exchange) {
@@ -107,8 +109,30 @@ export class ResponseDraft {
     this.#exchange.borrowBody(bytes);
   }
 
+  /**
+   * Starts a streamed body with `status` and `contentType`; headers may still change until the
+   * first flush. Cannot be combined with `borrowBody` (a `TypeError` either way round); to put
+   * bytes between streamed chunks, write them with the stream's writer.
+   */
+  stream(status: number, contentType: string): Stream {
+    if (this.#stream !== undefined) throw new TypeError("corral: the response is already a stream");
+    validateContentType(contentType);
+    this.#exchange.setStatus(status);
+    const engineStream = this.#exchange.stream();
+    this.#exchange.setHeader("Content-Type", contentType);
+    this.#contentType = undefined;
+    this.#stream = new Stream(engineStream);
+    return this.#stream;
+  }
+
+  /** Whether `stream()` was called. */
+  get streaming(): boolean {
+    return this.#stream !== undefined;
+  }
+
   /** @internal Writes the drafted Content-Type; called once when the handler is done. */
   finalize(): void {
+    if (this.#stream !== undefined) return;
     if (this.#contentType !== undefined)
       this.#exchange.setHeader("Content-Type", this.#contentType);
     this.#contentType = undefined;

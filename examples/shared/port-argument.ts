@@ -1,7 +1,9 @@
-const usage = "usage: bun run demo --port <0-65535>";
-
 /** Reads `--port N` (or `--port=N`) from the arguments; returns the port or a usage error text. */
-export function parsePortArgument(args: readonly string[]): number | string {
+export function parsePortArgument(args: readonly string[], name = "demo"): number | string {
+  const usage =
+    name === "demo"
+      ? "usage: bun run demo --port <0-65535>"
+      : `usage: bun run example ${name} --port <0-65535>`;
   let text: string | undefined;
   for (let index = 0; index < args.length; index++) {
     const argument = args[index]!;

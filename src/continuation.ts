@@ -1,0 +1,135 @@
+import type { Exchange } from "corral-engine";
+import type { Context } from "./context.ts";
+import { HttpError } from "./http-error.ts";
+import type { Io, IoTimer } from "./io.ts";
+import type { RequestOutcome } from "./middleware.ts";
+import type { Notifier, NotifierListener } from "./notifier.ts";
+import type { StreamWriter } from "./response-stream.ts";
+
+/** What a continuation step asks for next. */
+export type StepResult = "flush" | "wait" | "finish";
+
+/**
+ * A long-lived streamed response as a typed state machine: `state` is made once per request,
+ * then `step` runs whenever there may be something to write and answers `"flush"` (send, then
+ * step again), `"wait"` (send, then sleep until woken) or `"finish"` (end the stream).
+ *
+ * In the default `"pooled"` mode a waiting continuation holds no worker, only its state: a
+ * notification or its timer wakes it and it takes a worker again to write, so thousands of open
+ * streams share a few workers. `"inline"` keeps the worker for the stream's life (a plain stream).
+ */
+export interface ContinuationSpec<Shared, Params, Locals, State> {
+  /** Response status (200 by default). */
+  readonly status?: number;
+  /** Response content type, e.g. `text/event-stream; charset=utf-8`. */
+  readonly contentType: string;
+  /** Wakes waiting steps; its capacity bounds the open continuations (a full one answers 503). */
+  readonly notifier?: Notifier;
+  /** Also wake a waiting step after this long (heartbeats, polling); none by default. */
+  readonly wakeAfterMs?: number;
+  /** `"pooled"` (give the worker back while waiting, the default) or `"inline"` (keep it). */
+  readonly mode?: "pooled" | "inline";
+  /** Makes the request's state, once; the request (and its body) can be read here. */
+  readonly state: (ctx: Context<Shared, Params, Locals>) => State | Promise<State>;
+  /** Writes what is due and says what comes next. */
+  readonly step: (
+    ctx: Context<Shared, Params, Locals>,
+    state: State,
+    writer: StreamWriter,
+  ) => StepResult | Promise<StepResult>;
+  /** Runs before every resumed step; false ends the stream (e.g. the session was revoked). */
+  readonly resume?: (
+    ctx: Context<Shared, Params, Locals>,
+    state: State,
+  ) => boolean | Promise<boolean>;
+  /** Runs exactly once at the end: finished, failed, timed out or disconnected. */
+  readonly cleanup?: (state: State, outcome: RequestOutcome) => void;
+}
+
+/** Waits for a notifier or a timer; a wake that comes while the step runs is not lost. */
+class Waiter implements NotifierListener {
+  #pending = false;
+  #resolve: (() => void) | null = null;
+
+  wake(): void {
+    const resolve = this.#resolve;
+    if (resolve === null) {
+      this.#pending = true;
+      return;
+    }
+    this.#resolve = null;
+    resolve();
+  }
+
+  wait(io: Io, signal: AbortSignal, wakeAfterMs: number | undefined): Promise<void> {
+    if (this.#pending) {
+      this.#pending = false;
+      return Promise.resolve();
+    }
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return new Promise<void>((resolve, reject) => {
+      let timer: IoTimer | undefined;
+      const onAbort = () => {
+        timer?.cancel();
+        this.#resolve = null;
+        reject(signal.reason);
+      };
+      this.#resolve = () => {
+        timer?.cancel();
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      if (wakeAfterMs !== undefined) timer = io.setTimer(wakeAfterMs, () => this.wake());
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+}
+
+/** Runs one request's continuation to its end; the App's middleware wraps it once. */
+export async function runContinuation<Shared, Params, Locals, State>(
+  ctx: Context<Shared, Params, Locals>,
+  exchange: Exchange,
+  io: Io,
+  spec: ContinuationSpec<Shared, Params, Locals, State>,
+  releaseBody: () => void,
+): Promise<void> {
+  const waiter = new Waiter();
+  if (spec.notifier !== undefined && !spec.notifier.add(waiter)) {
+    throw new HttpError(503, "Service Unavailable: too many open streams", { "Retry-After": "1" });
+  }
+  let state: State | undefined;
+  let started = false;
+  let outcome: RequestOutcome = "success";
+  try {
+    state = await spec.state(ctx);
+    started = true;
+    const stream = ctx.response.stream(spec.status ?? 200, spec.contentType);
+    const writer = stream.writer();
+    const pooled = spec.mode !== "inline";
+    let resumed = false;
+    for (;;) {
+      if (resumed && spec.resume !== undefined && !(await spec.resume(ctx, state))) break;
+      const next = await spec.step(ctx, state, writer);
+      if (next === "finish") break;
+      await writer.flush();
+      if (next === "flush") {
+        resumed = false;
+        continue;
+      }
+      if (pooled) {
+        releaseBody();
+        exchange.releaseWorker();
+      }
+      await waiter.wait(io, ctx.signal, spec.wakeAfterMs);
+      if (pooled) await exchange.acquireWorker();
+      resumed = true;
+    }
+    await stream.finish();
+  } catch (error) {
+    outcome = exchange.aborted ? "aborted" : "error";
+    throw error;
+  } finally {
+    spec.notifier?.remove(waiter);
+    if (started) spec.cleanup?.(state as State, outcome);
+  }
+}

@@ -1,0 +1,87 @@
+import type { ResponseStream } from "corral-engine";
+import { formatText } from "./format-text.ts";
+
+const textEncoder = new TextEncoder();
+
+/**
+ * Writes to a streamed response. Bytes are copied into the worker's fixed staging; a write larger
+ * than the free staging waits for a flush instead of growing anything. `flush()` resolves once the
+ * socket accepted the bytes (a slow reader makes the handler wait, nobody else) and rejects with
+ * `ClientGoneError` when the client has left.
+ *
+ * @example
+ * const writer = ctx.response.stream(200, "text/plain; charset=utf-8").writer();
+ * await writer.writeAll("started\n");
+ * await writer.flush();
+ */
+export class StreamWriter {
+  readonly #stream: ResponseStream;
+
+  /** @internal Made by `Stream.writer()`. */
+  constructor(stream: ResponseStream) {
+    this.#stream = stream;
+  }
+
+  /** Copies all of `data` (UTF-8 for text), flushing whenever staging is full. */
+  async writeAll(data: Uint8Array | string): Promise<void> {
+    if (typeof data === "string") {
+      // Fast path: text that surely fits is encoded straight into staging.
+      if (data.length * 3 <= this.#stream.stagingFree) {
+        this.#stream.writeText(data);
+        return;
+      }
+      data = textEncoder.encode(data);
+    }
+    let offset = 0;
+    while (offset < data.length) {
+      offset += this.#stream.write(offset === 0 ? data : data.subarray(offset));
+      if (offset < data.length) await this.#stream.flush();
+    }
+  }
+
+  /** Formats `{}` placeholders with `values` (see `formatText`) and writes the text. */
+  print(format: string, ...values: unknown[]): Promise<void> {
+    return this.writeAll(formatText(format, values));
+  }
+
+  /** Sends what was written; resolves when the socket accepted it. */
+  flush(): Promise<void> {
+    return this.#stream.flush();
+  }
+}
+
+/**
+ * A streamed response: chunked on HTTP/1.1, close-delimited on HTTP/1.0. Headers may change until
+ * the first flush and throw after it. A handler that returns leaves its stream finished; one that
+ * throws leaves it aborted (no terminating chunk: the client sees it did not complete).
+ *
+ * @example
+ * const stream = ctx.response.stream(200, "text/plain; charset=utf-8");
+ * await stream.writer().writeAll("hello\n");
+ * await stream.finish();
+ */
+export class Stream {
+  readonly #stream: ResponseStream;
+  readonly #writer: StreamWriter;
+
+  /** @internal Made by `ctx.response.stream()`. */
+  constructor(stream: ResponseStream) {
+    this.#stream = stream;
+    this.#writer = new StreamWriter(stream);
+  }
+
+  /** The writer (one per stream). */
+  writer(): StreamWriter {
+    return this.#writer;
+  }
+
+  /** Whether the status and headers have gone out. */
+  get headersSent(): boolean {
+    return this.#stream.headersSent;
+  }
+
+  /** Sends what is left and ends the body; resolves when the socket accepted the last bytes. */
+  finish(): Promise<void> {
+    return this.#stream.finish();
+  }
+}
