@@ -53,18 +53,21 @@ export class ResponseDraft {
 
   /** Status and a UTF-8 text body (replacing any body); `text/plain; charset=utf-8` by default. */
   text(status: number, text: string): void {
+    this.#assertNotStreaming("text");
     this.#replaceBody(status, "text/plain; charset=utf-8");
     this.#exchange.writeText(text);
   }
 
   /** Status, content type and a body copied from `bytes` (replacing any body). */
   bytes(status: number, contentType: string, bytes: Uint8Array): void {
+    this.#assertNotStreaming("bytes");
     this.#replaceBody(status, contentType, true);
     this.#exchange.write(bytes);
   }
 
   /** Status and `value` as JSON (`application/json`), replacing any body. */
   json(status: number, value: unknown): void {
+    this.#assertNotStreaming("json");
     const text = JSON.stringify(value);
     if (text === undefined) throw new TypeError("corral: json() got a value JSON cannot represent");
     this.#replaceBody(status, "application/json");
@@ -82,6 +85,7 @@ export class ResponseDraft {
 
   /** A redirect (300-308) to `location`, with an empty body. */
   redirect(status: number, location: string): void {
+    this.#assertNotStreaming("redirect");
     validateRedirect(status, location);
     this.#exchange.clearBody();
     this.#exchange.setStatus(status);
@@ -105,6 +109,7 @@ export class ResponseDraft {
    * The total response limit applies; bodies under 256 bytes may be copied.
    */
   borrowBody(status: number, contentType: string, bytes: Uint8Array): void {
+    this.#assertNotStreaming("borrowBody");
     this.#replaceBody(status, contentType, true);
     this.#exchange.borrowBody(bytes);
   }
@@ -141,6 +146,18 @@ export class ResponseDraft {
   /** @internal Forgets the drafted type (the draft is being discarded). */
   discard(): void {
     this.#contentType = undefined;
+  }
+
+  #assertNotStreaming(operation: string): void {
+    if (this.#stream === undefined) return;
+    if (operation === "borrowBody") {
+      throw new TypeError(
+        "corral: a streamed response cannot take a borrowed body; write the bytes with the stream's writer",
+      );
+    }
+    throw new TypeError(
+      `corral: ${operation}() replaces the body of a response that is a stream; use its writer`,
+    );
   }
 
   #replaceBody(status: number, contentType: string, validate = false): void {

@@ -1,0 +1,158 @@
+import { expect, test } from "bun:test";
+import { App, ManualIo, middleware, Notifier, type RequestOutcome } from "corral";
+import { RawClient } from "../../engine/test/support/raw-client.ts";
+import { waitUntil } from "../../engine/test/support/test-server.ts";
+
+function listenQuietly<Shared, Locals extends object>(app: App<Shared, Locals>) {
+  const log = console.log;
+  console.log = () => {};
+  try {
+    return app.listen({ port: 0 });
+  } finally {
+    console.log = log;
+  }
+}
+
+/** A producer with an append-only list of events and a notifier for waiting streams. */
+function createProducer(capacity: number) {
+  const events: string[] = [];
+  const notifier = new Notifier({ capacity });
+  return {
+    events,
+    notifier,
+    publish(event: string) {
+      events.push(event);
+      notifier.notify();
+    },
+  };
+}
+
+test("1,000 continuation streams on 4 workers each receive every notification; others are still served", async () => {
+  const producer = createProducer(1000);
+  const total = 5;
+  const counts = { steps: 0, before: 0, cleanups: 0 };
+  const app = new App({ shared: producer, limits: { workers: 4 } }).use(
+    middleware({
+      before() {
+        counts.before++;
+      },
+    }),
+  );
+  app.continuation("GET", "/events", {
+    contentType: "text/plain; charset=utf-8",
+    notifier: producer.notifier,
+    state: () => ({ cursor: 0 }),
+    async step(ctx, state, writer) {
+      counts.steps++;
+      while (state.cursor < ctx.shared.events.length) {
+        await writer.writeAll(`${ctx.shared.events[state.cursor++]}\n`);
+      }
+      return state.cursor >= total ? "finish" : "wait";
+    },
+    cleanup() {
+      counts.cleanups++;
+    },
+  });
+  app.route("GET", "/ping", (ctx) => ctx.response.text(200, "pong"));
+  const server = listenQuietly(app);
+  const clients: RawClient[] = [];
+  for (let index = 0; index < 1000; index++) {
+    const client = await RawClient.connect(server.port);
+    client.send("GET /events HTTP/1.1\r\nHost: h\r\n\r\n");
+    clients.push(client);
+  }
+  await waitUntil(() => producer.notifier.size === 1000, "1,000 waiting streams", 20_000);
+  expect(server.stats().workersBusy).toBe(0);
+  for (let event = 1; event <= total; event++) {
+    producer.publish(`event ${event}`);
+    using ping = await RawClient.connect(server.port);
+    ping.send("GET /ping HTTP/1.1\r\nHost: h\r\n\r\n");
+    expect((await ping.response()).text).toBe("pong");
+  }
+  const expected = "event 1\nevent 2\nevent 3\nevent 4\nevent 5\n";
+  const bodies = await Promise.all(
+    clients.map(async (client) => (await client.response(20_000)).text),
+  );
+  expect(bodies.filter((body) => body === expected).length).toBe(1000);
+  expect(server.stats().peakWorkersBusy).toBeLessThanOrEqual(4);
+  expect(counts.before).toBe(1000 + total);
+  await waitUntil(() => counts.cleanups === 1000, "every cleanup");
+  expect(producer.notifier.size).toBe(0);
+  for (const client of clients) client.destroy();
+  await app.stop();
+}, 60_000);
+
+test("cleanup runs exactly once on completion, on disconnect and on the stream deadline", async () => {
+  const producer = createProducer(10);
+  const cleanups: string[] = [];
+  const app = new App({ shared: {}, limits: { streamDeadlineMs: 100, sweepIntervalMs: 5 } });
+  app.continuation("GET", "/c/:mode", {
+    contentType: "text/plain",
+    notifier: producer.notifier,
+    state: (ctx) => ({ mode: ctx.params.mode, steps: 0 }),
+    step(_ctx, state, writer) {
+      state.steps++;
+      if (state.mode === "finish") return "finish";
+      return writer.writeAll(`step ${state.steps}\n`).then(() => "wait" as const);
+    },
+    cleanup(state, outcome: RequestOutcome) {
+      cleanups.push(`${state.mode}:${outcome}`);
+    },
+  });
+  const server = listenQuietly(app);
+  using finished = await RawClient.connect(server.port);
+  finished.send("GET /c/finish HTTP/1.1\r\nHost: h\r\n\r\n");
+  await finished.response();
+  const leaving = await RawClient.connect(server.port);
+  leaving.send("GET /c/leave HTTP/1.1\r\nHost: h\r\n\r\n");
+  await leaving.waitFor(() => leaving.receivedText.includes("step 1"), "the first step");
+  leaving.destroy();
+  await waitUntil(() => cleanups.length === 2, "the disconnect cleanup");
+  using timed = await RawClient.connect(server.port);
+  timed.send("GET /c/deadline HTTP/1.1\r\nHost: h\r\n\r\n");
+  await timed.waitForClose();
+  await waitUntil(() => cleanups.length === 3, "the deadline cleanup");
+  await Bun.sleep(20);
+  expect(cleanups).toEqual(["finish:success", "leave:aborted", "deadline:aborted"]);
+  expect(server.stats().workersBusy).toBe(0);
+  await app.stop();
+});
+
+test("timers wake waiting steps on the Io clock; resume() can end the stream; a full notifier is a 503", async () => {
+  const io = new ManualIo();
+  const notifier = new Notifier({ capacity: 1 });
+  const session = { valid: true };
+  const resumes: number[] = [];
+  const app = new App({ shared: session, io });
+  app.continuation("GET", "/tick", {
+    contentType: "text/plain",
+    notifier,
+    wakeAfterMs: 1000,
+    state: () => ({ ticks: 0 }),
+    async step(_ctx, state, writer) {
+      await writer.writeAll(`tick ${state.ticks++}\n`);
+      return "wait";
+    },
+    resume(ctx, state) {
+      resumes.push(state.ticks);
+      return ctx.shared.valid;
+    },
+  });
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  client.send("GET /tick HTTP/1.1\r\nHost: h\r\n\r\n");
+  await client.waitFor(() => client.receivedText.includes("tick 0"), "tick 0");
+  using refused = await RawClient.connect(server.port);
+  refused.send("GET /tick HTTP/1.1\r\nHost: h\r\n\r\n");
+  const busy = await refused.response();
+  expect([busy.status, busy.header("retry-after")]).toEqual([503, "1"]);
+  await waitUntil(() => io.pendingTimers === 1, "the wait timer");
+  io.advance(1000);
+  await client.waitFor(() => client.receivedText.includes("tick 1"), "tick 1");
+  session.valid = false;
+  await waitUntil(() => io.pendingTimers === 1, "the next wait timer");
+  io.advance(1000);
+  const response = await client.response();
+  expect([response.text, resumes]).toEqual(["tick 0\ntick 1\n", [1, 2]]);
+  await app.stop();
+});
