@@ -131,7 +131,7 @@ test("timers wake waiting steps on the Io clock; resume() can end the stream; a 
     state: () => ({ ticks: 0 }),
     async step(_ctx, state, writer) {
       await writer.writeAll(`tick ${state.ticks++}\n`);
-      return "wait";
+      return "wait" as const;
     },
     resume(ctx, state) {
       resumes.push(state.ticks);
