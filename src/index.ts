@@ -29,6 +29,13 @@ export type { CookieEntry } from "./cookies/cookie-header.ts";
 export type { CookieOptions } from "./cookies/set-cookie.ts";
 // Time
 export { Duration } from "./duration.ts";
+// Server-sent events
+export { EventChannel } from "./events/event-channel.ts";
+export {
+  type ServerSentEventsOptions,
+  type ServerSentEventsState,
+  serverSentEvents,
+} from "./events/server-sent-events.ts";
 export { formatText } from "./format-text.ts";
 export { HttpError } from "./http-error.ts";
 export { type Io, type IoTimer, ManualIo, systemIo } from "./io.ts";
@@ -51,3 +58,21 @@ export { ResponseDraft } from "./response-draft.ts";
 // Streams and continuations
 export { Stream, StreamWriter } from "./response-stream.ts";
 export type { PathParams } from "./router/path-params.ts";
+export {
+  EventRing,
+  type EventRingOptions,
+  type EventRingRead,
+  type StoredEvent,
+} from "./sse/event-ring.ts";
+export { encodeGapEvent, gapEventName } from "./sse/gap-event.ts";
+export { parseLastEventId } from "./sse/last-event-id.ts";
+export {
+  ServerSentEventError,
+  type ServerSentEventErrorReason,
+} from "./sse/server-sent-event-error.ts";
+export {
+  encodeServerSentComment,
+  encodeServerSentEvent,
+  type ServerSentEvent,
+  serverSentEventsContentType,
+} from "./sse/sse-encoder.ts";

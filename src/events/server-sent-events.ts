@@ -1,0 +1,97 @@
+import type { Context } from "../context.ts";
+import type { ContinuationSpec } from "../continuation.ts";
+import { encodeGapEvent } from "../sse/gap-event.ts";
+import { parseLastEventId } from "../sse/last-event-id.ts";
+import {
+  encodeServerSentComment,
+  encodeServerSentEvent,
+  serverSentEventsContentType,
+} from "../sse/sse-encoder.ts";
+import type { EventChannel } from "./event-channel.ts";
+
+/** Options of `serverSentEvents()`. */
+export interface ServerSentEventsOptions<Shared, Params, Locals, Payload> {
+  /** The `event:` name of each payload (none: the client's `message` event). */
+  readonly eventName?: (payload: Payload) => string | undefined;
+  /** The `data:` text of each payload; `JSON.stringify` by default. */
+  readonly encode?: (payload: Payload) => string;
+  /** Which payloads this stream sends (e.g. one job's); all by default. */
+  readonly filter?: (ctx: Context<Shared, Params, Locals>, payload: Payload) => boolean;
+  /** Ends the stream after sending this payload (e.g. a job's last progress event). */
+  readonly isLast?: (payload: Payload) => boolean;
+  /** Sends a comment when nothing happened for this long, so proxies keep the stream open. */
+  readonly heartbeatMs?: number;
+  /** Where a client without `Last-Event-ID` starts: only new events (default) or the replay ring. */
+  readonly startFrom?: "latest" | "oldest";
+  /** Events written per step before flushing and stepping again (64 by default). */
+  readonly maxEventsPerStep?: number;
+  /** Runs before every resumed step: false ends the stream (e.g. a revoked session). */
+  readonly resume?: (ctx: Context<Shared, Params, Locals>) => boolean | Promise<boolean>;
+  /** Runs once at the end. */
+  readonly cleanup?: ContinuationSpec<Shared, Params, Locals, ServerSentEventsState>["cleanup"];
+}
+
+/** The bounded state of one SSE stream: where it is in the channel's ring. */
+export interface ServerSentEventsState {
+  cursor: number;
+  finished: boolean;
+}
+
+/**
+ * A continuation that streams a channel's events as `text/event-stream`, with ids for finite
+ * replay: a client reconnecting with `Last-Event-ID` gets the events it missed that are still in
+ * the ring, or a `gap` event first when some have fallen out. Waiting streams hold no worker.
+ *
+ * @example
+ * app.continuation("GET", "/events", serverSentEvents(progress, { heartbeatMs: 15_000 }));
+ */
+export function serverSentEvents<Shared, Params, Locals, Payload>(
+  channel: EventChannel<Payload>,
+  options: ServerSentEventsOptions<Shared, Params, Locals, Payload> = {},
+): ContinuationSpec<Shared, Params, Locals, ServerSentEventsState> {
+  const encode = options.encode ?? ((payload: Payload) => JSON.stringify(payload));
+  const maxEvents = options.maxEventsPerStep ?? 64;
+  return {
+    contentType: serverSentEventsContentType,
+    notifier: channel.notifier,
+    ...(options.heartbeatMs === undefined ? {} : { wakeAfterMs: options.heartbeatMs }),
+    ...(options.resume === undefined ? {} : { resume: options.resume }),
+    ...(options.cleanup === undefined ? {} : { cleanup: options.cleanup }),
+    state(ctx) {
+      ctx.response.header("Cache-Control", "no-cache");
+      const lastEventId = parseLastEventId(ctx.request.header("last-event-id"));
+      const start = options.startFrom === "oldest" ? channel.ring.oldestId - 1 : channel.latestId;
+      return { cursor: lastEventId ?? start, finished: false };
+    },
+    async step(ctx, state, writer) {
+      if (state.finished) return "finish";
+      const read = channel.ring.readAfter(state.cursor, maxEvents);
+      let written = 0;
+      if (read.gap) {
+        await writer.writeAll(encodeGapEvent(state.cursor, read.events[0]?.id ?? read.nextId));
+        written++;
+      }
+      for (const event of read.events) {
+        state.cursor = event.id;
+        if (options.filter !== undefined && !options.filter(ctx, event.payload)) continue;
+        const name = options.eventName?.(event.payload);
+        await writer.writeAll(
+          encodeServerSentEvent({
+            id: event.id,
+            data: encode(event.payload),
+            ...(name === undefined ? {} : { event: name }),
+          }),
+        );
+        written++;
+        if (options.isLast?.(event.payload)) {
+          state.finished = true;
+          return "finish";
+        }
+      }
+      state.cursor = read.nextId - 1;
+      if (read.events.length >= maxEvents) return "flush";
+      if (written === 0) await writer.writeAll(encodeServerSentComment("heartbeat"));
+      return "wait";
+    },
+  };
+}
