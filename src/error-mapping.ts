@@ -4,13 +4,14 @@ import { HttpError } from "./http-error.ts";
 import { DecodeError } from "./params/decode-error.ts";
 import { MultipartError } from "./request/multipart.ts";
 import { MediaTypeError } from "./request-view.ts";
+import { ServiceBusyError, ServiceTimeoutError } from "./services/service-errors.ts";
 
 type AnyContext = Context<unknown, Readonly<Record<string, string>>, object>;
 
 /**
  * The one place an error becomes a response. The failed handler's draft is discarded first.
  * `HttpError` answers its own status and message; request-format errors are 400 (415 for a wrong
- * media type); everything else goes to the App's mapper, and without one (or if it fails) becomes
+ * media type); a full or timed-out worker service is a 503; everything else goes to the App's mapper, and without one (or if it fails) becomes
  * a bare 500 whose body says nothing about the error.
  */
 export function mapError(
@@ -60,6 +61,16 @@ function knownAnswer(error: unknown): KnownAnswer | undefined {
   }
   if (error instanceof MediaTypeError) {
     return { status: 415, message: `Unsupported Media Type: ${error.message}`, headers: {} };
+  }
+  if (error instanceof ServiceBusyError) {
+    return {
+      status: 503,
+      message: "Service Unavailable: busy, retry later",
+      headers: { "Retry-After": "1" },
+    };
+  }
+  if (error instanceof ServiceTimeoutError) {
+    return { status: 503, message: "Service Unavailable: the job took too long", headers: {} };
   }
   if (error instanceof URIError) {
     return {

@@ -58,6 +58,24 @@ export { ResponseDraft } from "./response-draft.ts";
 // Streams and continuations
 export { Stream, StreamWriter } from "./response-stream.ts";
 export type { PathParams } from "./router/path-params.ts";
+// Fixed worker services
+export { serveJobs } from "./services/serve-jobs.ts";
+export {
+  ServiceBusyError,
+  ServiceClosedError,
+  ServiceCrashedError,
+  ServiceError,
+  type ServiceErrorCode,
+  ServiceJobError,
+  ServiceTimeoutError,
+} from "./services/service-errors.ts";
+export { WorkerPool } from "./services/worker-pool.ts";
+export {
+  defaultWorkerPoolLimits,
+  type RunOptions,
+  type WorkerPoolOptions,
+} from "./services/worker-pool-options.ts";
+export type { WorkerPoolStats } from "./services/worker-pool-stats.ts";
 export {
   EventRing,
   type EventRingOptions,
