@@ -1,0 +1,121 @@
+import type { RunResult } from "./measure.ts";
+import { type Scenario, serverKinds, serverLabels } from "./scenarios.ts";
+import { type RssCheck, type RunMetrics, ratio, type TargetResult } from "./targets.ts";
+
+interface Column {
+  readonly title: string;
+  readonly metric: keyof RunMetrics;
+  readonly digits: number;
+}
+
+const columns: readonly Column[] = [
+  { title: "req/s", metric: "requestsPerSecond", digits: 0 },
+  { title: "p99 ms", metric: "p99Ms", digits: 2 },
+  { title: "MiB/s", metric: "mibPerSecond", digits: 1 },
+  { title: "CPU s", metric: "cpuSeconds", digits: 2 },
+  { title: "req/CPU-s", metric: "requestsPerCpuSecond", digits: 0 },
+  { title: "peak RSS MiB", metric: "peakRssMiB", digits: 1 },
+];
+
+/** The results table: each scenario with both servers and the corral / Bun.serve ratio. */
+export function formatTable(scenarios: readonly Scenario[], runs: readonly RunResult[]): string {
+  const rows: string[][] = [["scenario", "server", ...columns.map((column) => column.title)]];
+  for (const scenario of scenarios) {
+    for (const kind of serverKinds) {
+      const run = runs.find((item) => item.scenario === scenario.id && item.server === kind);
+      if (run === undefined) continue;
+      rows.push([
+        kind === serverKinds[0] ? scenario.title : "",
+        serverLabels[kind],
+        ...columns.map((column) => formatNumber(run[column.metric], column.digits)),
+      ]);
+    }
+    rows.push([
+      "",
+      "ratio corral/Bun",
+      ...columns.map((column) => formatRatio(ratio(runs, scenario.id, column.metric))),
+    ]);
+  }
+  return alignRows(rows, [2, 3, 4, 5, 6, 7]);
+}
+
+function formatRatio(value: number): string {
+  return Number.isFinite(value) ? `${formatNumber(value, 2)}x` : "-";
+}
+
+/** Below this share of one core, a hello run was not server-bound: something disturbed it. */
+const saturatedShare = 0.8;
+
+/**
+ * Problems that make a run's numbers suspect: socket errors, non-2xx answers, and hello runs in
+ * which the server was idle for a good part of the time (on a shared or virtual machine both
+ * wrk and the server sometimes stall together; req/CPU-s is the figure such runs disturb least).
+ */
+export function formatWarnings(runs: readonly RunResult[]): string[] {
+  const warnings: string[] = [];
+  for (const run of runs) {
+    const label = `${run.scenario} / ${serverLabels[run.server]}`;
+    const errors = run.socketErrors;
+    const socketErrors = errors.connect + errors.read + errors.write + errors.timeout;
+    if (socketErrors > 0 || run.non2xx3xx > 0) {
+      warnings.push(
+        `${label}: socket errors ${JSON.stringify(errors)}, non-2xx/3xx ${run.non2xx3xx}`,
+      );
+    }
+    const share = run.cpuSeconds / run.durationSeconds;
+    if (run.scenario !== "big" && share < saturatedShare) {
+      warnings.push(
+        `${label}: the server was busy only ${(share * 100).toFixed(0)}% of one run ` +
+          `(${Math.round(run.requestsPerSecond).toLocaleString("en-US")} req/s): likely disturbed`,
+      );
+    }
+  }
+  return warnings;
+}
+
+export function formatRssCheck(check: RssCheck): string {
+  return (
+    `corral RSS after ${check.loadSeconds} s of plain keep-alive load ` +
+    `(${formatNumber(check.requestsPerSecond, 0)} req/s): ${check.rssMiB.toFixed(1)} MiB ` +
+    `(peak ${check.peakRssMiB.toFixed(1)} MiB); reserved ${check.reservedMiB.toFixed(1)} MiB + ` +
+    `48 MiB = ${check.limitMiB.toFixed(1)} MiB`
+  );
+}
+
+export function formatTargets(targets: readonly TargetResult[]): string {
+  const rows = [["target", "goal", "measured", "result"]];
+  for (const target of targets) {
+    rows.push([target.name, target.goal, target.measured, target.met ? "met" : "MISSED"]);
+  }
+  return alignRows(rows, []);
+}
+
+function formatNumber(value: number, digits: number): string {
+  if (!Number.isFinite(value)) return "-";
+  return value.toLocaleString("en-US", {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
+}
+
+/** Pads cells into columns; columns listed in `rightAligned` are right-aligned. */
+function alignRows(rows: readonly (readonly string[])[], rightAligned: readonly number[]): string {
+  const widths: number[] = [];
+  for (const row of rows) {
+    row.forEach((cell, index) => {
+      widths[index] = Math.max(widths[index] ?? 0, cell.length);
+    });
+  }
+  return rows
+    .map((row) =>
+      row
+        .map((cell, index) =>
+          rightAligned.includes(index)
+            ? cell.padStart(widths[index]!)
+            : cell.padEnd(widths[index]!),
+        )
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
+}

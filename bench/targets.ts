@@ -1,0 +1,130 @@
+import type { RunResult } from "./measure.ts";
+import { toMiB } from "./process-metrics.ts";
+import type { ScenarioId } from "./scenarios.ts";
+
+/** The corral RSS check: resident memory after a longer plain keep-alive load. */
+export interface RssCheck {
+  readonly loadSeconds: number;
+  readonly requestsPerSecond: number;
+  readonly rssMiB: number;
+  readonly peakRssMiB: number;
+  readonly reservedMiB: number;
+  /** Reserved budget + 48 MiB of runtime (Bun, JIT, heap) headroom. */
+  readonly limitMiB: number;
+  readonly budget: string;
+}
+
+/** Headroom over the reserved budget that the RSS check allows for the runtime itself. */
+export const runtimeHeadroomMiB = 48;
+
+export function rssCheckFrom(run: RunResult, loadSeconds: number): RssCheck {
+  const reservedMiB = toMiB(run.corral?.reservedBytes ?? Number.NaN);
+  return {
+    loadSeconds,
+    requestsPerSecond: run.requestsPerSecond,
+    rssMiB: run.rssAtEndMiB,
+    peakRssMiB: run.peakRssMiB,
+    reservedMiB,
+    limitMiB: reservedMiB + runtimeHeadroomMiB,
+    budget: run.corral?.budget ?? "",
+  };
+}
+
+/** One goal and whether this run met it. */
+export interface TargetResult {
+  readonly name: string;
+  readonly goal: string;
+  readonly measured: string;
+  readonly met: boolean;
+}
+
+/** corral / Bun.serve for one metric of one scenario. */
+export function ratio(runs: readonly RunResult[], scenario: ScenarioId, metric: keyof RunMetrics) {
+  const corral = runs.find((run) => run.scenario === scenario && run.server === "corral-engine");
+  const bun = runs.find((run) => run.scenario === scenario && run.server === "bun-serve");
+  if (corral === undefined || bun === undefined) return Number.NaN;
+  return corral[metric] / bun[metric];
+}
+
+/** The numeric metrics a ratio can be taken of. */
+export type RunMetrics = Pick<
+  RunResult,
+  | "requestsPerSecond"
+  | "p99Ms"
+  | "mibPerSecond"
+  | "cpuSeconds"
+  | "requestsPerCpuSecond"
+  | "peakRssMiB"
+>;
+
+/**
+ * Checks the performance goals of the engine: ratios from the median rows in `summaries`, the
+ * copy counters from every corral 5 MiB run in `allRuns`.
+ */
+export function evaluateTargets(
+  summaries: readonly RunResult[],
+  allRuns: readonly RunResult[],
+  rss: RssCheck | null,
+): TargetResult[] {
+  const results: TargetResult[] = [];
+  const atLeast = (name: string, value: number, goal: number) =>
+    results.push({
+      name,
+      goal: `>= ${goal}x`,
+      measured: `${value.toFixed(2)}x`,
+      met: value >= goal,
+    });
+
+  atLeast(
+    "plain keep-alive: requests per server CPU-second vs Bun.serve",
+    ratio(summaries, "plain", "requestsPerCpuSecond"),
+    1.0,
+  );
+  atLeast(
+    "16-deep pipelined: requests/s vs Bun.serve",
+    ratio(summaries, "pipelined", "requestsPerSecond"),
+    5,
+  );
+  atLeast("5 MiB borrowed body: MiB/s vs Bun.serve", ratio(summaries, "big", "mibPerSecond"), 0.9);
+
+  const corralBigRuns = allRuns.filter(
+    (run) => run.scenario === "big" && run.server === "corral-engine",
+  );
+  const copied = sumCounter(corralBigRuns, "bytesCopiedToStaging");
+  const borrowed = sumCounter(corralBigRuns, "bytesBorrowed");
+  results.push({
+    name: "5 MiB borrowed body: payload bytes copied to staging",
+    goal: "0",
+    measured: `${copied} copied, ${toMiB(borrowed).toFixed(0)} MiB borrowed`,
+    met: copied === 0 && borrowed > 0,
+  });
+  const big = summaries.find((run) => run.scenario === "big" && run.server === "corral-engine");
+  const bunBig = summaries.find((run) => run.scenario === "big" && run.server === "bun-serve");
+  if (big !== undefined && bunBig !== undefined) {
+    results.push({
+      name: "5 MiB borrowed body: peak RSS below Bun.serve's",
+      goal: `< ${bunBig.peakRssMiB.toFixed(1)} MiB`,
+      measured: `${big.peakRssMiB.toFixed(1)} MiB`,
+      met: big.peakRssMiB < bunBig.peakRssMiB,
+    });
+  }
+  if (rss !== null) {
+    results.push({
+      name: `RSS after ${rss.loadSeconds} s of load <= reserved + ${runtimeHeadroomMiB} MiB`,
+      goal: `<= ${rss.limitMiB.toFixed(1)} MiB`,
+      measured: `${rss.rssMiB.toFixed(1)} MiB`,
+      met: rss.rssMiB <= rss.limitMiB,
+    });
+  }
+  return results;
+}
+
+/** A corral counter summed over runs; NaN when a run has no counters. */
+function sumCounter(
+  runs: readonly RunResult[],
+  counter: "bytesCopiedToStaging" | "bytesBorrowed",
+): number {
+  let total = 0;
+  for (const run of runs) total += run.corral?.stats?.[counter] ?? Number.NaN;
+  return runs.length === 0 ? Number.NaN : total;
+}
