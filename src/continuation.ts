@@ -34,7 +34,7 @@ export interface ContinuationSpec<Shared, Params, Locals, State> {
   /** Writes what is due and says what comes next. */
   readonly step: (
     ctx: Context<Shared, Params, Locals>,
-    state: State,
+    state: NoInfer<State>,
     writer: StreamWriter,
   ) => StepResult | Promise<StepResult>;
   /** Runs before every resumed step; false ends the stream (e.g. the session was revoked). */
@@ -43,7 +43,7 @@ export interface ContinuationSpec<Shared, Params, Locals, State> {
     state: State,
   ) => boolean | Promise<boolean>;
   /** Runs exactly once at the end: finished, failed, timed out or disconnected. */
-  readonly cleanup?: (state: State, outcome: RequestOutcome) => void;
+  readonly cleanup?: (state: NoInfer<State>, outcome: RequestOutcome) => void;
 }
 
 /** Waits for a notifier or a timer; a wake that comes while the step runs is not lost. */

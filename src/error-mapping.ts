@@ -4,7 +4,11 @@ import { HttpError } from "./http-error.ts";
 import { DecodeError } from "./params/decode-error.ts";
 import { MultipartError } from "./request/multipart.ts";
 import { MediaTypeError } from "./request-view.ts";
-import { ServiceBusyError, ServiceTimeoutError } from "./services/service-errors.ts";
+import {
+  ServiceBusyError,
+  ServiceClosedError,
+  ServiceTimeoutError,
+} from "./services/service-errors.ts";
 
 type AnyContext = Context<unknown, Readonly<Record<string, string>>, object>;
 
@@ -29,6 +33,8 @@ export function mapError(
     return;
   }
   if (mapper === undefined) return internalError(ctx, exchange);
+  // The mapper starts from the bare 500, so one that only logs still answers an error.
+  internalError(ctx, exchange);
   try {
     const mapped = mapper(error, ctx);
     if (mapped instanceof Promise) {
@@ -68,6 +74,9 @@ function knownAnswer(error: unknown): KnownAnswer | undefined {
       message: "Service Unavailable: busy, retry later",
       headers: { "Retry-After": "1" },
     };
+  }
+  if (error instanceof ServiceClosedError) {
+    return { status: 503, message: "Service Unavailable: shutting down", headers: {} };
   }
   if (error instanceof ServiceTimeoutError) {
     return { status: 503, message: "Service Unavailable: the job took too long", headers: {} };

@@ -48,7 +48,7 @@ export {
   stopChain,
 } from "./middleware.ts";
 export { Notifier, type NotifierListener } from "./notifier.ts";
-export { formDecodeInto, params, percentDecodeInto } from "./params/codecs.ts";
+export { decodeText, formDecodeInto, params, percentDecodeInto } from "./params/codecs.ts";
 // Query, form and multipart
 export { DecodeError } from "./params/decode-error.ts";
 export { type ParameterEntry, ParameterRecords } from "./params/parameter-records.ts";

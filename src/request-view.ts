@@ -14,7 +14,7 @@ const textDecoder = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * The request as the handler sees it. Everything is borrowed from the engine's buffers and valid
- * only until the handler returns: afterwards every member throws a `StaleExchangeError`. Query,
+ * only until the handler returns: afterwards every member throws a `TypeError` saying so. Query,
  * form, multipart and cookies are parsed on first use and cached.
  *
  * @example

@@ -44,6 +44,11 @@ export class ResponseDraft {
    */
   header(name: string, value: string): void {
     if (name.toLowerCase() === "content-type") {
+      if (this.#stream !== undefined) {
+        throw new TypeError(
+          "corral: a stream's content type is set by stream(status, contentType)",
+        );
+      }
       validateContentType(value);
       this.#contentType = value;
       return;

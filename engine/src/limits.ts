@@ -29,7 +29,7 @@ export interface Limits {
   readonly maxResponseHeaderBytes: number;
   /** Per-connection output buffer where response heads and small bodies are batched. */
   readonly connectionOutputBytes: number;
-  /** Total bytes of one response (head and body, borrowed and streamed bodies included). */
+  /** Bytes of one response body, whether staged, borrowed or streamed. */
   readonly maxResponseBytes: number;
   /** Borrowed bodies shorter than this are copied into the output instead of written apart. */
   readonly borrowCopyThresholdBytes: number;

@@ -88,3 +88,21 @@ test("app.request() runs the engine's limits too: an over-long header section is
   expect([fine.status, tooBig.status]).toEqual([200, 431]);
   await app.stop();
 });
+
+test("an onError that only logs still answers the bare 500", async () => {
+  const logged: string[] = [];
+  const app = new App({ shared: {} });
+  app.route("GET", "/", () => {
+    throw new Error("hidden");
+  });
+  app.onError((error) => {
+    logged.push((error as Error).message);
+  });
+  const response = await app.request("/");
+  expect([response.status, await response.text(), logged]).toEqual([
+    500,
+    "Internal Server Error\n",
+    ["hidden"],
+  ]);
+  await app.stop();
+});

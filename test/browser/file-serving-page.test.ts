@@ -11,7 +11,7 @@ test.skipIf(!hasChromium)(
     const response = await page.goto(example.baseUrl);
     expect(response?.status()).toBe(200);
     expect(await page.title()).toBe("corral: file serving");
-    expect(await page.locator("#title").innerText()).toBe("Served by corral");
+    expect(await page.locator("#title").textContent()).toBe("Served by corral");
     expect(await page.locator("#title").isVisible()).toBe(true);
     const box = await page.locator("#how").boundingBox();
     expect(box !== null && box.width > 100 && box.height > 10).toBe(true);

@@ -1,0 +1,71 @@
+import { TemplateCompileError } from "../template-errors.ts";
+import type { PageWriter, TemplateToken } from "./page-writer.ts";
+
+type SourceKind = "template" | "partial";
+
+/**
+ * Parses every template and partial once into `writer`'s cache, so rendering never meets a
+ * syntax error, and checks that every `{{> name}}` names a defined partial (mustache.js would
+ * render an unknown one as nothing, silently). Throws `TemplateCompileError` for the first
+ * source that fails, naming it.
+ */
+export function compileSources(
+  writer: PageWriter,
+  templates: ReadonlyMap<string, string>,
+  partials: Readonly<Record<string, string>>,
+): void {
+  const parsed: [SourceKind, string, readonly TemplateToken[]][] = [];
+  for (const [name, source] of templates) {
+    parsed.push(["template", name, parseSource(writer, "template", name, source)]);
+  }
+  for (const [name, source] of Object.entries(partials)) {
+    parsed.push(["partial", name, parseSource(writer, "partial", name, source)]);
+  }
+  for (const [kind, name, tokens] of parsed) {
+    for (const included of includedPartials(tokens)) {
+      if (!Object.hasOwn(partials, included)) {
+        throw new TemplateCompileError(
+          kind,
+          name,
+          `it includes partial "${included}", which is not defined`,
+        );
+      }
+    }
+  }
+}
+
+function parseSource(
+  writer: PageWriter,
+  kind: SourceKind,
+  name: string,
+  source: unknown,
+): readonly TemplateToken[] {
+  if (typeof source !== "string") {
+    throw new TemplateCompileError(kind, name, `its source is ${typeof source}, not a string`);
+  }
+  try {
+    return writer.compile(source);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    // mustache.js ends its parse errors with " at <offset>" when it knows where.
+    const offset = /^(.*) at (\d+)$/s.exec(detail);
+    if (offset === null) throw new TemplateCompileError(kind, name, detail);
+    throw new TemplateCompileError(kind, name, offset[1]!, position(source, Number(offset[2])));
+  }
+}
+
+function position(source: string, offset: number): { line: number; column: number } {
+  const before = source.slice(0, offset);
+  const lineStart = before.lastIndexOf("\n") + 1;
+  return { line: before.split("\n").length, column: offset - lineStart + 1 };
+}
+
+/** The partial names a token tree includes, sections' bodies included. */
+function* includedPartials(tokens: readonly TemplateToken[]): Generator<string> {
+  for (const token of tokens) {
+    if (token[0] === ">") yield token[1];
+    else if (token[0] === "#" || token[0] === "^") {
+      yield* includedPartials(token[4] as readonly TemplateToken[]);
+    }
+  }
+}

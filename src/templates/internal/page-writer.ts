@@ -1,0 +1,125 @@
+import Mustache, { type RenderOptions, type TemplateCache } from "mustache";
+import { escapeHtml } from "../html-escape.ts";
+import { PageTooLargeError } from "../template-errors.ts";
+import { BoundedTemplateCache } from "./bounded-template-cache.ts";
+
+// Fixed rather than read from the globals `Mustache.tags` and `Mustache.escape`, which any code
+// in the process may reassign: the set parses and escapes the same way for its whole life.
+const tags: [string, string] = ["{{", "}}"];
+const options: RenderOptions = Object.freeze({ tags, escape: escapeHtml });
+
+/** Strings parsed at render time that may still be cached (re-indented partials, lambda text). */
+export const renderTimeCacheEntries = 256;
+
+/** A token of a parsed template: `[kind, value, start, end, ...]`, as mustache.js makes them. */
+export type TemplateToken = readonly [string, string, number, number, ...unknown[]];
+
+interface PageBudget {
+  readonly templateName: string;
+  readonly maxPageBytes: number;
+  /** UTF-16 code units written so far by the page's own tokens. */
+  units: number;
+  /** Nesting of `render` calls: 1 for the page, more inside a lambda section's `render`. */
+  depth: number;
+}
+
+/**
+ * The set's own Mustache writer: its own bounded parse cache, fixed tags and escaping, and a
+ * render-time guard. Every piece of output (template text, an escaped or a raw value) passes
+ * through `rawValue`, `escapedValue` or `unescapedValue`; they count its UTF-16 length and stop
+ * the page once the count passes `maxPageBytes`. A code unit takes at least one UTF-8 byte, so a
+ * page stopped this way is certainly too large, and a page of any size is stopped after about
+ * `maxPageBytes` characters instead of being built whole. The exact UTF-8 length is checked at
+ * the end. Text produced by a lambda section's own `render` is not counted while it is made (the
+ * lambda may discard it); what the lambda returns is covered by that final check.
+ */
+export class PageWriter extends Mustache.Writer {
+  declare templateCache: TemplateCache;
+  #budget: PageBudget | undefined;
+
+  constructor(compiledSources: number) {
+    super();
+    this.templateCache = new BoundedTemplateCache(compiledSources + renderTimeCacheEntries);
+  }
+
+  /** Parses `source` with the fixed tags, through the cache; throws Mustache's parse errors. */
+  compile(source: string): readonly TemplateToken[] {
+    return this.parse(source, tags);
+  }
+
+  /** Renders one page within `maxPageBytes` UTF-8 bytes, or throws `PageTooLargeError`. */
+  renderPage(
+    templateName: string,
+    source: string,
+    view: unknown,
+    partials: Readonly<Record<string, string>>,
+    maxPageBytes: number,
+  ): string {
+    // A lambda may render another page of the set: its budget is its own.
+    const outer = this.#budget;
+    this.#budget = { templateName, maxPageBytes, units: 0, depth: 0 };
+    try {
+      const page = this.render(source, view, partials, options);
+      const bytes = Buffer.byteLength(page);
+      if (bytes > maxPageBytes) {
+        throw new PageTooLargeError(
+          templateName,
+          "maxPageBytes",
+          `the page is ${bytes} bytes, over ${maxPageBytes}`,
+        );
+      }
+      return page;
+    } finally {
+      this.#budget = outer;
+    }
+  }
+
+  override render(
+    template: string,
+    view: unknown,
+    partials?: Mustache.PartialsOrLookupFn,
+    config?: RenderOptions,
+  ): string {
+    const budget = this.#budget;
+    if (budget === undefined) return super.render(template, view, partials, config);
+    budget.depth++;
+    try {
+      return super.render(template, view, partials, config);
+    } finally {
+      budget.depth--;
+    }
+  }
+
+  override rawValue(token: string[]): string {
+    return this.#count(super.rawValue(token));
+  }
+
+  override escapedValue(
+    token: string[],
+    context: Mustache.Context,
+    config?: RenderOptions,
+  ): string {
+    return this.#count(super.escapedValue(token, context, config));
+  }
+
+  override unescapedValue(token: string[], context: Mustache.Context): string {
+    const value: unknown = super.unescapedValue(token, context);
+    // For a missing value mustache.js returns undefined (written as nothing), whatever its typings say.
+    if (value == null) return value as unknown as string;
+    return this.#count(String(value));
+  }
+
+  #count<Text extends string | undefined>(text: Text): Text {
+    const budget = this.#budget;
+    if (text === undefined || budget === undefined || budget.depth !== 1) return text;
+    budget.units += text.length;
+    if (budget.units > budget.maxPageBytes) {
+      throw new PageTooLargeError(
+        budget.templateName,
+        "maxPageBytes",
+        `rendering stopped after ${budget.units} characters, at least as many bytes, over ${budget.maxPageBytes}`,
+      );
+    }
+    return text;
+  }
+}

@@ -1,0 +1,126 @@
+import { defaultLimits, ResponseLimitError } from "corral-engine";
+import type { ResponseDraft } from "../response-draft.ts";
+import { compileSources } from "./internal/compile-sources.ts";
+import { PageWriter } from "./internal/page-writer.ts";
+import { PageTooLargeError } from "./template-errors.ts";
+
+/** The Content-Type of every rendered page. */
+export const htmlContentType = "text/html; charset=utf-8";
+
+/**
+ * Options of `new TemplateSet()`.
+ *
+ * @example
+ * const options: TemplateSetOptions<"page"> = {
+ *   templates: { page: "{{> header}}<p>{{message}}</p>" },
+ *   partials: { header: "<h1>{{title}}</h1>" },
+ *   maxPageBytes: app.limits.stagingBytes,
+ * };
+ */
+export interface TemplateSetOptions<Name extends string> {
+  /** The pages the set renders, by name: Mustache sources. */
+  readonly templates: Readonly<Record<Name, string>>;
+  /** Sources the templates (and each other) include with `{{> name}}`. */
+  readonly partials?: Readonly<Record<string, string>>;
+  /**
+   * The largest page in UTF-8 bytes; rendering stops as soon as the output passes it. Give it
+   * the App's `limits.stagingBytes`, which every page must fit anyway. Default:
+   * `defaultLimits.stagingBytes`.
+   */
+  readonly maxPageBytes?: number;
+}
+
+/**
+ * Mustache templates compiled once at startup and rendered as bounded HTML pages.
+ *
+ * - Every template and partial is parsed at construction: a syntax error, or an include of an
+ *   undefined partial, throws `TemplateCompileError` naming the source, so it stops the App at
+ *   startup rather than failing a request.
+ * - Escaping is HTML by default: `{{name}}` escapes `& < > " '` (and `` / ` = ``, as mustache.js
+ *   does), so user input renders as text. `{{{name}}}` and `{{& name}}` write the value raw: use
+ *   them only for HTML you made yourself.
+ * - Sections `{{#items}}...{{/items}}` repeat for each item of a list or show for a truthy value,
+ *   inverted sections `{{^items}}...{{/items}}` show for a falsy value or an empty list, and a
+ *   missing value renders as nothing (Mustache's rules).
+ * - Pages are bounded. Mustache renders to a string first; the set counts it while it grows and
+ *   stops past `maxPageBytes`, then checks its exact UTF-8 length. `render()` then encodes it
+ *   straight into the response's staging, which throws if the staging is smaller. Either way the
+ *   handler gets a `PageTooLargeError` and nothing of the page is sent: never a truncated page.
+ *
+ * @example
+ * const templates = new TemplateSet({
+ *   templates: { hello: "{{> header}}<p>Hello, {{name}}!</p>" },
+ *   partials: { header: "<h1>{{title}}</h1>" },
+ *   maxPageBytes: app.limits.stagingBytes,
+ * });
+ * app.route("GET", "/hello", (ctx) => {
+ *   templates.render(ctx.response, 200, "hello", { title: "Hi", name: "<script>" });
+ *   // <h1>Hi</h1><p>Hello, &lt;script&gt;!</p>
+ * });
+ */
+export class TemplateSet<Name extends string = string> {
+  /** The bound on a page's UTF-8 length. */
+  readonly maxPageBytes: number;
+  readonly #templates: ReadonlyMap<string, string>;
+  readonly #partials: Readonly<Record<string, string>>;
+  readonly #writer: PageWriter;
+
+  constructor(options: TemplateSetOptions<Name>) {
+    const maxPageBytes = options.maxPageBytes ?? defaultLimits.stagingBytes;
+    if (!Number.isSafeInteger(maxPageBytes) || maxPageBytes < 1) {
+      throw new RangeError(
+        `corral: maxPageBytes must be a whole number >= 1, got ${String(maxPageBytes)}`,
+      );
+    }
+    this.maxPageBytes = maxPageBytes;
+    if (typeof options.templates !== "object" || options.templates === null) {
+      throw new TypeError("corral: a TemplateSet needs templates, a record of Mustache sources");
+    }
+    this.#templates = new Map(Object.entries<string>(options.templates));
+    // No prototype: `{{> constructor}}` must not find Object.prototype.constructor.
+    this.#partials = Object.freeze(Object.assign(Object.create(null), options.partials));
+    this.#writer = new PageWriter(this.#templates.size + Object.keys(this.#partials).length);
+    compileSources(this.#writer, this.#templates, this.#partials);
+  }
+
+  /** The names of the templates, in the order given. */
+  get names(): readonly Name[] {
+    return [...this.#templates.keys()] as Name[];
+  }
+
+  /**
+   * Renders template `name` with `view` and makes it the response: `status`, the page as the body
+   * (copied into staging), `Content-Type: text/html; charset=utf-8`. An unknown name is a
+   * `TypeError`; a page over `maxPageBytes` or over the staging is a `PageTooLargeError`.
+   *
+   * @example
+   * templates.render(ctx.response, 200, "items", { items: [{ name: "pen" }] });
+   */
+  render(response: ResponseDraft, status: number, name: Name, view: object = {}): void {
+    const page = this.renderString(name, view);
+    try {
+      response.text(status, page);
+    } catch (error) {
+      if (!(error instanceof ResponseLimitError)) throw error;
+      const detail = `a page of ${Buffer.byteLength(page)} bytes does not fit the response`;
+      throw new PageTooLargeError(name, error.limit, detail, error);
+    }
+    response.header("Content-Type", htmlContentType);
+  }
+
+  /**
+   * Renders template `name` with `view` to a string, within `maxPageBytes`: for a page sent some
+   * other way, or for tests. Same errors as `render()`.
+   *
+   * @example
+   * templates.renderString("hello", { name: "Ada" }); // "<p>Hello, Ada!</p>"
+   */
+  renderString(name: Name, view: object = {}): string {
+    const source = this.#templates.get(name);
+    if (source === undefined) {
+      const known = [...this.#templates.keys()].map((known) => `"${known}"`).join(", ");
+      throw new TypeError(`corral: no template named "${name}" (the set has ${known || "none"})`);
+    }
+    return this.#writer.renderPage(name, source, view, this.#partials, this.maxPageBytes);
+  }
+}
