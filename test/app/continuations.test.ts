@@ -2,16 +2,7 @@ import { expect, test } from "bun:test";
 import { App, ManualIo, middleware, Notifier, type RequestOutcome } from "corral";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
 import { waitUntil } from "../../engine/test/support/test-server.ts";
-
-function listenQuietly<Shared, Locals extends object>(app: App<Shared, Locals>) {
-  const log = console.log;
-  console.log = () => {};
-  try {
-    return app.listen({ port: 0 });
-  } finally {
-    console.log = log;
-  }
-}
+import { listenQuietly } from "../support/listen-quietly.ts";
 
 /** A producer with an append-only list of events and a notifier for waiting streams. */
 function createProducer(capacity: number) {

@@ -1,16 +1,7 @@
 import { expect, test } from "bun:test";
 import { App } from "corral";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
-
-function listenQuietly<Shared>(app: App<Shared>) {
-  const log = console.log;
-  console.log = () => {};
-  try {
-    return app.listen({ port: 0 });
-  } finally {
-    console.log = log;
-  }
-}
+import { listenQuietly } from "../support/listen-quietly.ts";
 
 test("text, bytes, json, print, header and redirect put exact bytes on the wire", async () => {
   const app = new App({ shared: {} });

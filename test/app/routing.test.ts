@@ -1,16 +1,7 @@
 import { expect, test } from "bun:test";
 import { App, type Context } from "corral";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
-
-function silentListen<Shared, Locals extends object>(app: App<Shared, Locals>) {
-  const log = console.log;
-  console.log = () => {};
-  try {
-    return app.listen({ port: 0 });
-  } finally {
-    console.log = log;
-  }
-}
+import { listenQuietly } from "../support/listen-quietly.ts";
 
 test("routes: static, :name captures (decoded), a trailing *rest, typed from the path literal", async () => {
   const app = new App({ shared: {} });
@@ -45,7 +36,7 @@ test("404 for an unknown path, 405 with Allow for another method, HEAD by GET, 5
   const app = new App({ shared: {} });
   app.route("GET", "/thing", (ctx) => ctx.response.text(200, "thing body"));
   app.route("POST", "/thing", (ctx) => ctx.response.text(201, "made"));
-  const server = silentListen(app);
+  const server = listenQuietly(app);
   using client = await RawClient.connect(server.port);
   client.send(
     "DELETE /thing HTTP/1.1\r\nHost: h\r\n\r\n" +
@@ -107,7 +98,7 @@ test("routes must be registered before listen(); duplicates and bad patterns are
   expect(() => app.route("GET", "no-slash", () => {})).toThrow('must start with "/"');
   expect(() => app.route("GET", "/x/*rest/more", () => {})).toThrow("must be the last segment");
   expect(() => app.endpoint("/e", {})).toThrow("has no get/post/put/patch/delete/head/options");
-  silentListen(app);
+  listenQuietly(app);
   expect(() => app.route("GET", "/late", () => {})).toThrow("before listen()");
   await app.stop();
 });

@@ -2,18 +2,9 @@ import { expect, test } from "bun:test";
 import { App, WorkerPool } from "corral";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
 import type { FixtureRequest, FixtureResponse } from "../services/fixtures/jobs-worker.ts";
+import { listenQuietly } from "../support/listen-quietly.ts";
 
 const script = new URL("../services/fixtures/jobs-worker.ts", import.meta.url);
-
-function listenQuietly<Shared>(app: App<Shared>) {
-  const log = console.log;
-  console.log = () => {};
-  try {
-    return app.listen({ port: 0 });
-  } finally {
-    console.log = log;
-  }
-}
 
 test("a handler awaits a CPU-heavy job on the pool while other requests are served promptly", async () => {
   await using pool = new WorkerPool<FixtureRequest, FixtureResponse>({ script, threads: 1 });

@@ -3,16 +3,7 @@ import { ManualIo } from "corral";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
 import { waitUntil } from "../../engine/test/support/test-server.ts";
 import { createStreamingApp } from "../../examples/streaming/streaming-app.ts";
-
-function listenQuietly(app: ReturnType<typeof createStreamingApp>) {
-  const log = console.log;
-  console.log = () => {};
-  try {
-    return app.listen({ port: 0 });
-  } finally {
-    console.log = log;
-  }
-}
+import { listenQuietly } from "../support/listen-quietly.ts";
 
 test("the streaming example sends three separate parts in order, driven by the manual clock", async () => {
   const io = new ManualIo();
