@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { defaultLimits } from "corral-engine";
+import { defaultLimits, defaultRequestViewLimits } from "corral";
 
 test("the README's limits table lists every limit with its default", async () => {
   const readme = await Bun.file(`${import.meta.dir}/../README.md`).text();
@@ -7,7 +7,7 @@ test("the README's limits table lists every limit with its default", async () =>
     match[1],
     Number(match[2]),
   ]);
-  expect(Object.fromEntries(rows)).toEqual({ ...defaultLimits });
+  expect(Object.fromEntries(rows)).toEqual({ ...defaultLimits, ...defaultRequestViewLimits });
 });
 
 test("docs/limits.md documents every limit with its default", async () => {
@@ -16,5 +16,5 @@ test("docs/limits.md documents every limit with its default", async () => {
     match[1],
     Number(match[2]),
   ]);
-  expect(Object.fromEntries(rows)).toEqual({ ...defaultLimits });
+  expect(Object.fromEntries(rows)).toEqual({ ...defaultLimits, ...defaultRequestViewLimits });
 });
