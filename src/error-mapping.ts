@@ -33,8 +33,9 @@ export function mapError(
     return;
   }
   if (mapper === undefined) return internalError(ctx, exchange);
-  // The mapper starts from the bare 500, so one that only logs still answers an error.
-  internalError(ctx, exchange);
+  // The mapper starts from the bare 500 (not yet finalised), so one that only logs still answers
+  // an error, and one that writes its own answer replaces it whole.
+  ctx.response.text(500, "Internal Server Error\n");
   try {
     const mapped = mapper(error, ctx);
     if (mapped instanceof Promise) {

@@ -94,3 +94,7 @@ export {
   type ServerSentEvent,
   serverSentEventsContentType,
 } from "./sse/sse-encoder.ts";
+// Templates
+export { escapeHtml } from "./templates/html-escape.ts";
+export { PageTooLargeError, TemplateCompileError } from "./templates/template-errors.ts";
+export { htmlContentType, TemplateSet, type TemplateSetOptions } from "./templates/template-set.ts";

@@ -4,7 +4,12 @@ import { compileSources } from "./internal/compile-sources.ts";
 import { PageWriter } from "./internal/page-writer.ts";
 import { PageTooLargeError } from "./template-errors.ts";
 
-/** The Content-Type of every rendered page. */
+/**
+ * The Content-Type of every rendered page.
+ *
+ * @example
+ * ctx.response.bytes(200, htmlContentType, cachedPage);
+ */
 export const htmlContentType = "text/html; charset=utf-8";
 
 /**
