@@ -9,6 +9,7 @@ import {
   ServiceClosedError,
   ServiceTimeoutError,
 } from "./services/service-errors.ts";
+import { SessionStoreFullError } from "./sessions/session-errors.ts";
 
 type AnyContext = Context<unknown, Readonly<Record<string, string>>, object>;
 
@@ -74,6 +75,13 @@ function knownAnswer(error: unknown): KnownAnswer | undefined {
       status: 503,
       message: "Service Unavailable: busy, retry later",
       headers: { "Retry-After": "1" },
+    };
+  }
+  if (error instanceof SessionStoreFullError) {
+    return {
+      status: 503,
+      message: "Service Unavailable: too many sessions, retry later",
+      headers: { "Retry-After": String(error.retryAfterSeconds) },
     };
   }
   if (error instanceof ServiceClosedError) {

@@ -76,6 +76,23 @@ export {
   type WorkerPoolOptions,
 } from "./services/worker-pool-options.ts";
 export type { WorkerPoolStats } from "./services/worker-pool-stats.ts";
+// Sessions
+export { constantTimeEqual } from "./sessions/constant-time-equal.ts";
+export { SessionCookie, type SessionCookieOptions } from "./sessions/session-cookie.ts";
+export { SessionStoreFullError } from "./sessions/session-errors.ts";
+export {
+  maxSessionCapacity,
+  type Session,
+  SessionStore,
+  type SessionStoreOptions,
+} from "./sessions/session-store.ts";
+export {
+  decodeSessionToken,
+  encodeSessionToken,
+  generateSessionToken,
+  sessionTokenBytes,
+  sessionTokenLength,
+} from "./sessions/session-token.ts";
 export {
   EventRing,
   type EventRingOptions,
@@ -94,6 +111,7 @@ export {
   type ServerSentEvent,
   serverSentEventsContentType,
 } from "./sse/sse-encoder.ts";
+
 // Templates
 export { escapeHtml } from "./templates/html-escape.ts";
 export { PageTooLargeError, TemplateCompileError } from "./templates/template-errors.ts";

@@ -38,10 +38,11 @@ export interface Session<Data> {
 }
 
 /**
- * The largest capacity a store accepts; each slot costs about 64 bytes plus its data.
+ * The largest capacity a store accepts. Each slot reserves about 70 bytes up front (token,
+ * expiry, list links, references); an occupied one also holds its data and one index entry.
  *
  * @example
- * new SessionStore({ capacity: maxSessionCapacity, lifetimeMs: 60_000 }); // about 1 GiB reserved
+ * new SessionStore({ capacity: maxSessionCapacity, lifetimeMs: 60_000 }); // over 1 GiB reserved
  */
 export const maxSessionCapacity = 16_777_216;
 

@@ -1,0 +1,152 @@
+import {
+  App,
+  type Context,
+  decodeText,
+  HttpError,
+  type Io,
+  params,
+  SessionCookie,
+  SessionStore,
+  SessionStoreFullError,
+  systemIo,
+} from "corral";
+import { accountPage, loginPage } from "./pages.ts";
+import { demoUsers, UserDirectory } from "./user-directory.ts";
+
+/** What a session remembers: who signed in. */
+export interface SessionData {
+  readonly username: string;
+}
+
+/** Options of `createSessionsApp`. */
+export interface SessionsAppOptions {
+  /**
+   * Mark the session cookie `Secure` and name it `__Host-session` (bound to this exact origin,
+   * RFC 6265bis §4.1.3.2). Turn it on whenever the site is reached over HTTPS, directly or behind
+   * a TLS-terminating proxy. Off by default because the example serves plain HTTP on 127.0.0.1,
+   * where clients such as curl never send a `Secure` cookie back.
+   */
+  readonly secureCookies?: boolean;
+  /** The most sessions at once; one more login is a 503. Default 1024. */
+  readonly maxSessions?: number;
+  /** How long a session lasts from login, in milliseconds; never extended. Default 30 minutes. */
+  readonly sessionLifetimeMs?: number;
+}
+
+/** The example's shared state, exposed for tests. */
+export interface SessionsShared {
+  readonly sessions: SessionStore<SessionData>;
+  readonly cookie: SessionCookie;
+  readonly users: UserDirectory;
+}
+
+type SessionsContext = Pick<
+  Context<SessionsShared, unknown, unknown>,
+  "shared" | "request" | "response"
+>;
+
+// Bounds of the decoded form fields: a longer one is a DecodeError, answered 400.
+const maxUsernameBytes = 64;
+const maxPasswordBytes = 256;
+
+/**
+ * Login with server-side sessions: `GET /login` (the form), `POST /login` (check the password,
+ * start a session, 303 to /account), `GET /account` (only with a valid session, else 303 to
+ * /login), `POST /logout` (revoke, clear the cookie, 303 to /login). Sessions expire a fixed time
+ * after login on the `io` clock; a full store answers 503 with `Retry-After`.
+ */
+export function createSessionsApp(
+  io: Io = systemIo,
+  options: SessionsAppOptions = {},
+): App<SessionsShared> {
+  const secure = options.secureCookies ?? false;
+  const shared: SessionsShared = {
+    sessions: new SessionStore<SessionData>({
+      capacity: options.maxSessions ?? 1024,
+      lifetimeMs: options.sessionLifetimeMs ?? 30 * 60_000,
+      io,
+    }),
+    cookie: new SessionCookie({ name: secure ? "__Host-session" : "session", secure }),
+    users: new UserDirectory(demoUsers, (target) => io.randomBytes(target)),
+  };
+  const app = new App<SessionsShared>({ shared, io });
+
+  app.route("GET", "/", (ctx) => ctx.response.redirect(303, "/account"));
+
+  app.route("GET", "/login", (ctx) => html(ctx, 200, loginPage()));
+
+  app.route("POST", "/login", (ctx) => {
+    const { sessions, cookie, users } = ctx.shared;
+    const form = ctx.request.form();
+    const username = decodeText(decodeField(form.firstRaw("username")?.valueRaw, maxUsernameBytes));
+    const password = decodeField(form.firstRaw("password")?.valueRaw, maxPasswordBytes);
+    if (!users.verify(username, password)) {
+      // RFC 9110 §15.5.2: a 401 carries a challenge. "Form" names no standard scheme, so
+      // browsers show no password dialog; it tells a client how to authenticate here.
+      ctx.response.header("WWW-Authenticate", 'Form realm="corral sessions example"');
+      html(ctx, 401, loginPage("Wrong username or password."));
+      return;
+    }
+    // A fresh token on every login, and the one the client had (if any) ends now: a token
+    // planted before login never becomes a signed-in session (session fixation, OWASP).
+    sessions.revoke(cookie.read(ctx.request));
+    const session = startSession(sessions, { username });
+    cookie.set(ctx.response, session);
+    // RFC 9110 §15.4.4: 303 makes the browser follow with a GET, so a reload does not post again.
+    ctx.response.redirect(303, "/account");
+  });
+
+  app.route("GET", "/account", (ctx) => {
+    const session = currentSession(ctx);
+    if (session === undefined) {
+      ctx.response.redirect(303, "/login");
+      return;
+    }
+    const seconds = Math.ceil(session.remainingMs / 1000);
+    html(ctx, 200, accountPage(session.data.username, seconds));
+  });
+
+  app.route("POST", "/logout", (ctx) => {
+    ctx.shared.sessions.revoke(ctx.shared.cookie.read(ctx.request));
+    ctx.shared.cookie.clear(ctx.response);
+    ctx.response.redirect(303, "/login");
+  });
+
+  return app;
+}
+
+/** The session the request's cookie names; a cookie that names none is cleared. */
+function currentSession(ctx: SessionsContext) {
+  const { sessions, cookie } = ctx.shared;
+  const token = cookie.read(ctx.request);
+  const session = sessions.get(token);
+  if (session === undefined && token !== undefined) cookie.clear(ctx.response);
+  return session;
+}
+
+/** An HTML page that no cache keeps: it shows who is signed in, or a form for a password. */
+function html(ctx: SessionsContext, status: number, page: string): void {
+  ctx.response.text(status, page);
+  ctx.response.header("Content-Type", "text/html; charset=utf-8");
+  ctx.response.header("Cache-Control", "no-store");
+}
+
+function decodeField(raw: string | undefined, maxBytes: number): Uint8Array {
+  return params.formDecodeInto(raw ?? "", new Uint8Array(maxBytes));
+}
+
+/**
+ * A new session, or, when every place in the store holds a valid session, a 503 whose
+ * `Retry-After` (RFC 9110 §10.2.3) says when the oldest one expires and a place is certain to be
+ * free (a logout may free one sooner). Nobody already signed in is evicted.
+ */
+function startSession(sessions: SessionStore<SessionData>, data: SessionData) {
+  try {
+    return sessions.create(data);
+  } catch (error) {
+    if (!(error instanceof SessionStoreFullError)) throw error;
+    throw new HttpError(503, "Too many people are signed in; try again in a while.", {
+      "Retry-After": String(error.retryAfterSeconds),
+    });
+  }
+}
