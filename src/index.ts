@@ -47,6 +47,9 @@ export {
   type RequestOutcome,
   stopChain,
 } from "./middleware.ts";
+// Content negotiation
+export { mediaTypeQuality, negotiate, parseAccept } from "./negotiation/accept.ts";
+export type { MediaRange } from "./negotiation/media-range.ts";
 export { Notifier, type NotifierListener } from "./notifier.ts";
 export { decodeText, formDecodeInto, params, percentDecodeInto } from "./params/codecs.ts";
 // Query, form and multipart
@@ -76,6 +79,7 @@ export {
   type WorkerPoolOptions,
 } from "./services/worker-pool-options.ts";
 export type { WorkerPoolStats } from "./services/worker-pool-stats.ts";
+
 // Sessions
 export { constantTimeEqual } from "./sessions/constant-time-equal.ts";
 export { SessionCookie, type SessionCookieOptions } from "./sessions/session-cookie.ts";
