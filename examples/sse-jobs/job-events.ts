@@ -1,0 +1,76 @@
+import {
+  type Context,
+  type ContinuationSpec,
+  HttpError,
+  parseLastEventId,
+  type ServerSentEventsState,
+  serverSentEvents,
+} from "corral";
+import type { Job, JobProducer, JobProgress } from "./job-producer.ts";
+import { requireSession, type SessionLocals } from "./session-cookie.ts";
+import type { SessionSet } from "./session-set.ts";
+
+/** Route captures of the job routes. */
+type JobParams = { readonly id: string };
+
+type JobContext = Context<unknown, JobParams, SessionLocals>;
+
+const jobIdPattern = /^[1-9][0-9]{0,15}$/;
+
+/**
+ * The job `ctx.params.id` names, if the request's session started it: 403 without a session,
+ * 404 for an unknown job or another session's (which is not told apart from unknown).
+ *
+ * @example
+ * const job = ownedJob(ctx, producer);
+ */
+export function ownedJob(ctx: JobContext, producer: JobProducer): Job {
+  const session = requireSession(ctx);
+  const job = jobIdPattern.test(ctx.params.id) ? producer.find(Number(ctx.params.id)) : undefined;
+  if (job === undefined || job.owner !== session.key) {
+    throw new HttpError(404, "Not Found: no such job");
+  }
+  return job;
+}
+
+/**
+ * `GET /jobs/:id/events`: one job's progress as server-sent events named `progress`, with the
+ * channel's ids. The stream replays the job from its first event (so a client that connects
+ * after `POST /jobs` misses nothing), or resumes after `Last-Event-ID`, and ends after the 100%
+ * event. Waiting streams hold no worker. Before every resumed step the session is checked again:
+ * a revoked or expired one ends the stream.
+ *
+ * @example
+ * app.continuation("GET", "/jobs/:id/events", jobEvents(producer, sessions, 15_000));
+ */
+export function jobEvents(
+  producer: JobProducer,
+  sessions: SessionSet,
+  heartbeatMs: number,
+): ContinuationSpec<unknown, JobParams, SessionLocals, ServerSentEventsState> {
+  const events = serverSentEvents<unknown, JobParams, SessionLocals, JobProgress>(
+    producer.channel,
+    {
+      eventName: () => "progress",
+      filter: (ctx, progress) => String(progress.job) === ctx.params.id,
+      isLast: (progress) => progress.percent === 100,
+      heartbeatMs,
+      resume: (ctx) => sessions.isLive(ctx.locals.session),
+    },
+  );
+  return {
+    ...events,
+    async state(ctx) {
+      const job = ownedJob(ctx, producer);
+      const state = await events.state(ctx);
+      // Events before the job's first are never its own: start there instead of replaying
+      // (or reporting as a gap) other jobs' history.
+      const lastEventId = parseLastEventId(ctx.request.header("last-event-id")) ?? 0;
+      state.cursor = Math.max(lastEventId, job.firstEventId - 1);
+      // A client that already has the 100% event (an EventSource reconnecting after the end)
+      // gets an empty stream that ends at once instead of one waiting for events that never come.
+      state.finished = job.percent === 100 && state.cursor >= job.lastEventId;
+      return state;
+    },
+  };
+}

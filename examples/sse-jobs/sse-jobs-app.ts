@@ -1,0 +1,117 @@
+import { App, HttpError, type Io, systemIo } from "corral";
+import { jobEvents, ownedJob } from "./job-events.ts";
+import { JobProducer } from "./job-producer.ts";
+import page from "./page.html" with { type: "text" };
+import {
+  endSession,
+  ensureSession,
+  type SessionLocals,
+  sessionMiddleware,
+} from "./session-cookie.ts";
+import { SessionSet } from "./session-set.ts";
+
+/**
+ * Options of {@link createSseJobsApp}; tests pass a `ManualIo` and small limits.
+ *
+ * @example
+ * const app = createSseJobsApp({ io: new ManualIo(), stepMs: 100, maxJobs: 2 });
+ */
+export interface SseJobsOptions {
+  /** Clock, timers and randomness of the App and its producer; `systemIo` by default. */
+  readonly io?: Io;
+  /** Time per 10% step (200 ms: a job takes 2 s). */
+  readonly stepMs?: number;
+  /** Jobs held, running or finished (8). */
+  readonly maxJobs?: number;
+  /** Progress streams open at once (256). */
+  readonly maxStreams?: number;
+  /** Live sessions held (1024). */
+  readonly maxSessions?: number;
+  /** Fixed session lifetime (one hour). */
+  readonly sessionTtlMs?: number;
+  /** Comment sent on a silent stream after this long (15 s). */
+  readonly heartbeatMs?: number;
+}
+
+/**
+ * What the App shares with its handlers, and with tests.
+ *
+ * @example
+ * app.shared.producer.find(1)?.percent;
+ */
+export interface SseJobsShared {
+  readonly producer: JobProducer;
+  readonly sessions: SessionSet;
+}
+
+/**
+ * The sse-jobs example: jobs whose progress a producer publishes as server-sent events.
+ *
+ * - `GET /`: the embedded page (borrowed body); starts a session if there is none.
+ * - `POST /jobs`: starts a job (201 with its id); 503 when every slot holds a running job.
+ * - `GET /jobs/:id`: the job's progress as JSON.
+ * - `GET /jobs/:id/events`: the job's `progress` events, replayable by id, ending at 100%.
+ * - `POST /logout`: revokes the session; its open streams end at once.
+ *
+ * @example
+ * const app = createSseJobsApp({ stepMs: 200 });
+ * app.listen({ port: 3000 });
+ */
+export function createSseJobsApp(options: SseJobsOptions = {}): App<SseJobsShared, SessionLocals> {
+  const io = options.io ?? systemIo;
+  const sessions = new SessionSet({
+    io,
+    capacity: options.maxSessions ?? 1024,
+    ttlMs: options.sessionTtlMs ?? 3_600_000,
+  });
+  // The producer starts with the App; its timer runs while some job does.
+  const producer = new JobProducer({
+    io,
+    stepMs: options.stepMs ?? 200,
+    maxJobs: options.maxJobs ?? 8,
+    maxStreams: options.maxStreams ?? 256,
+  });
+  const app = new App<SseJobsShared>({ shared: { producer, sessions }, io }).use(
+    sessionMiddleware(sessions),
+  );
+  // A text import is a string at run time (Bun's typings describe HTML bundles instead); encoded
+  // once here, so requests borrow the same bytes and never touch the filesystem.
+  const pageBytes = new TextEncoder().encode(page as unknown as string);
+
+  app.route("GET", "/", (ctx) => {
+    ensureSession(ctx, sessions);
+    ctx.response.header("Cache-Control", "no-store");
+    ctx.response.borrowBody(200, "text/html; charset=utf-8", pageBytes);
+  });
+  app.route("POST", "/jobs", (ctx) => {
+    // Checked before a session is made: a refused request must not leave one behind whose
+    // cookie the client never got.
+    if (!producer.hasRoom) {
+      throw new HttpError(503, "Service Unavailable: every job slot is busy, retry later", {
+        "Retry-After": String(producer.secondsUntilSlotFrees()),
+      });
+    }
+    const job = producer.start(ensureSession(ctx, sessions).key)!;
+    ctx.response.header("Location", `/jobs/${job.id}`);
+    ctx.response.json(201, { id: job.id, percent: job.percent, events: `/jobs/${job.id}/events` });
+  });
+  app.route("GET", "/jobs/:id", (ctx) => {
+    const job = ownedJob(ctx, producer);
+    ctx.response.header("Cache-Control", "no-store");
+    ctx.response.json(200, { id: job.id, percent: job.percent, done: job.percent === 100 });
+  });
+  app.continuation(
+    "GET",
+    "/jobs/:id/events",
+    jobEvents(producer, sessions, options.heartbeatMs ?? 15_000),
+  );
+  app.route("POST", "/logout", (ctx) => {
+    const hadSession = ctx.locals.session !== undefined;
+    endSession(ctx, sessions);
+    // Wake every waiting stream: each checks its session before stepping, so this session's
+    // streams end now rather than at their job's next event.
+    if (hadSession) producer.channel.notifier.notify();
+    ctx.response.setStatus(204);
+  });
+  return app;
+}
