@@ -9,6 +9,9 @@ import type { StreamWriter } from "./response-stream.ts";
 /** What a continuation step asks for next. */
 export type StepResult = "flush" | "wait" | "finish";
 
+/** Why a step runs: the first step, a notification, the `wakeAfterMs` timer, or a `"flush"`. */
+export type StepReason = "start" | "notified" | "timer" | "flushed";
+
 /**
  * A long-lived streamed response as a typed state machine: `state` is made once per request,
  * then `step` runs whenever there may be something to write and answers `"flush"` (send, then
@@ -36,6 +39,7 @@ export interface ContinuationSpec<Shared, Params, Locals, State> {
     ctx: Context<Shared, Params, Locals>,
     state: NoInfer<State>,
     writer: StreamWriter,
+    reason: StepReason,
   ) => StepResult | Promise<StepResult>;
   /** Runs before every resumed step; false ends the stream (e.g. the session was revoked). */
   readonly resume?: (
@@ -49,37 +53,41 @@ export interface ContinuationSpec<Shared, Params, Locals, State> {
 /** Waits for a notifier or a timer; a wake that comes while the step runs is not lost. */
 class Waiter implements NotifierListener {
   #pending = false;
-  #resolve: (() => void) | null = null;
+  #resolve: ((reason: StepReason) => void) | null = null;
 
   wake(): void {
+    this.#settle("notified");
+  }
+
+  #settle(reason: StepReason): void {
     const resolve = this.#resolve;
     if (resolve === null) {
-      this.#pending = true;
+      if (reason === "notified") this.#pending = true;
       return;
     }
     this.#resolve = null;
-    resolve();
+    resolve(reason);
   }
 
-  wait(io: Io, signal: AbortSignal, wakeAfterMs: number | undefined): Promise<void> {
+  wait(io: Io, signal: AbortSignal, wakeAfterMs: number | undefined): Promise<StepReason> {
     if (this.#pending) {
       this.#pending = false;
-      return Promise.resolve();
+      return Promise.resolve("notified");
     }
     if (signal.aborted) return Promise.reject(signal.reason);
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<StepReason>((resolve, reject) => {
       let timer: IoTimer | undefined;
       const onAbort = () => {
         timer?.cancel();
         this.#resolve = null;
         reject(signal.reason);
       };
-      this.#resolve = () => {
+      this.#resolve = (reason) => {
         timer?.cancel();
         signal.removeEventListener("abort", onAbort);
-        resolve();
+        resolve(reason);
       };
-      if (wakeAfterMs !== undefined) timer = io.setTimer(wakeAfterMs, () => this.wake());
+      if (wakeAfterMs !== undefined) timer = io.setTimer(wakeAfterMs, () => this.#settle("timer"));
       signal.addEventListener("abort", onAbort, { once: true });
     });
   }
@@ -106,23 +114,23 @@ export async function runContinuation<Shared, Params, Locals, State>(
     const stream = ctx.response.stream(spec.status ?? 200, spec.contentType);
     const writer = stream.writer();
     const pooled = spec.mode !== "inline";
-    let resumed = false;
+    let reason: StepReason = "start";
     for (;;) {
+      const resumed = reason === "notified" || reason === "timer";
       if (resumed && spec.resume !== undefined && !(await spec.resume(ctx, state))) break;
-      const next = await spec.step(ctx, state, writer);
+      const next = await spec.step(ctx, state, writer, reason);
       if (next === "finish") break;
       await writer.flush();
       if (next === "flush") {
-        resumed = false;
+        reason = "flushed";
         continue;
       }
       if (pooled) {
         releaseBody();
         exchange.releaseWorker();
       }
-      await waiter.wait(io, ctx.signal, spec.wakeAfterMs);
+      reason = await waiter.wait(io, ctx.signal, spec.wakeAfterMs);
       if (pooled) await exchange.acquireWorker();
-      resumed = true;
     }
     await stream.finish();
   } catch (error) {

@@ -19,7 +19,7 @@ export interface ServerSentEventsOptions<Shared, Params, Locals, Payload> {
   readonly filter?: (ctx: Context<Shared, Params, Locals>, payload: Payload) => boolean;
   /** Ends the stream after sending this payload (e.g. a job's last progress event). */
   readonly isLast?: (payload: Payload) => boolean;
-  /** Sends a comment when nothing happened for this long, so proxies keep the stream open. */
+  /** Sends a comment after this long without a write, so proxies keep the stream open. */
   readonly heartbeatMs?: number;
   /** Where a client without `Last-Event-ID` starts: only new events (default) or the replay ring. */
   readonly startFrom?: "latest" | "oldest";
@@ -63,7 +63,7 @@ export function serverSentEvents<Shared, Params, Locals, Payload>(
       const start = options.startFrom === "oldest" ? channel.ring.oldestId - 1 : channel.latestId;
       return { cursor: lastEventId ?? start, finished: false };
     },
-    async step(ctx, state, writer) {
+    async step(ctx, state, writer, reason) {
       if (state.finished) return "finish";
       const read = channel.ring.readAfter(state.cursor, maxEvents);
       let written = 0;
@@ -90,7 +90,10 @@ export function serverSentEvents<Shared, Params, Locals, Payload>(
       }
       state.cursor = read.nextId - 1;
       if (read.events.length >= maxEvents) return "flush";
-      if (written === 0) await writer.writeAll(encodeServerSentComment("heartbeat"));
+      // Only the heartbeat timer writes a comment: a wake for another stream's event does not.
+      if (written === 0 && reason === "timer") {
+        await writer.writeAll(encodeServerSentComment("heartbeat"));
+      }
       return "wait";
     },
   };

@@ -97,3 +97,24 @@ test("an onError that only logs still answers the bare 500", async () => {
   ]);
   await app.stop();
 });
+
+test("an onError answer carries exactly one Content-Type line on the wire", async () => {
+  const app = new App({ shared: {} });
+  app.route("GET", "/", () => {
+    throw new RangeError("x");
+  });
+  app.onError((_error, ctx) => ctx.response.json(422, { error: "unprocessable" }));
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+  const response = await client.response();
+  const types = response.headers
+    .filter(([name]) => name === "content-type")
+    .map(([, value]) => value);
+  expect([response.status, types, response.text]).toEqual([
+    422,
+    ["application/json"],
+    '{"error":"unprocessable"}',
+  ]);
+  await app.stop();
+});

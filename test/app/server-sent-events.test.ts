@@ -133,13 +133,11 @@ test("heartbeats on the Io clock; a resumed step re-checks the session and a rev
   client.send("GET /events HTTP/1.1\r\nHost: h\r\n\r\n");
   await waitUntil(() => io.pendingTimers === 1, "the stream to wait");
   io.advance(10_000);
-  await client.waitFor(
-    () => client.receivedText.split(": heartbeat\n\n").length === 3,
-    "a heartbeat",
-  );
+  await client.waitFor(() => client.receivedText.includes(": heartbeat\n\n"), "a heartbeat");
   session.valid = false;
   channel.publish({ step: 1 });
   const response = await client.response();
-  expect(response.text).toBe(": heartbeat\n\n: heartbeat\n\n");
+  // One comment from the heartbeat timer; the wake for event 1 ended the stream instead.
+  expect(response.text).toBe(": heartbeat\n\n");
   await app.stop();
 });

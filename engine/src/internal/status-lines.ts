@@ -49,6 +49,7 @@ export const reasonPhrases: { readonly [status: number]: string } = {
   503: "Service Unavailable",
   504: "Gateway Timeout",
   505: "HTTP Version Not Supported",
+  507: "Insufficient Storage",
 };
 
 const statusLines: Uint8Array[] = [];
