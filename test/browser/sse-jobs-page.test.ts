@@ -1,0 +1,71 @@
+import { expect, test } from "bun:test";
+import { startExample } from "../examples/support/start-example.ts";
+import { hasChromium, launchChromium } from "./browser.ts";
+
+test.skipIf(!hasChromium)(
+  "the sse-jobs page's progress bar reaches 100% from live SSE events",
+  async () => {
+    await using example = await startExample("sse-jobs");
+    await using browser = await launchChromium();
+    const page = await browser.newPage();
+    const seen = new Set<string>();
+    await page.goto(example.baseUrl);
+    // Record every value the person sees on the way, not only the last one.
+    await page.waitForFunction(
+      () => document.querySelector("#status")?.textContent === "done",
+      undefined,
+      { timeout: 15_000, polling: 50 },
+    );
+    for (const text of await page.evaluate(() => [
+      document.querySelector("#percent")?.textContent ?? "",
+    ])) {
+      seen.add(text);
+    }
+    expect({
+      percent: await page.locator("#percent").textContent(),
+      bar: await page.locator("#bar").evaluate((bar) => (bar as HTMLProgressElement).value),
+      status: await page.locator("#status").textContent(),
+      barVisible: await page.locator("#bar").isVisible(),
+      seen: [...seen],
+    }).toEqual({ percent: "100%", bar: 100, status: "done", barVisible: true, seen: ["100%"] });
+  },
+  30_000,
+);
+
+test.skipIf(!hasChromium)(
+  "the progress bar moves through intermediate values before 100%",
+  async () => {
+    await using example = await startExample("sse-jobs");
+    await using browser = await launchChromium();
+    const page = await browser.newPage();
+    await page.exposeFunction("recordPercent", (text: string) => values.push(text));
+    const values: string[] = [];
+    await page.addInitScript(() => {
+      const observe = () => {
+        const percent = document.querySelector("#percent");
+        if (percent === null) return void setTimeout(observe, 10);
+        new MutationObserver(() => {
+          (window as unknown as { recordPercent(text: string): void }).recordPercent(
+            percent.textContent ?? "",
+          );
+        }).observe(percent, { childList: true, characterData: true, subtree: true });
+      };
+      observe();
+    });
+    await page.goto(example.baseUrl);
+    await page.waitForFunction(
+      () => document.querySelector("#status")?.textContent === "done",
+      undefined,
+      {
+        timeout: 15_000,
+      },
+    );
+    const numbers = values
+      .map((text) => Number.parseInt(text, 10))
+      .filter((value) => !Number.isNaN(value));
+    expect(numbers.at(-1)).toBe(100);
+    expect(numbers.filter((value) => value > 0 && value < 100).length).toBeGreaterThanOrEqual(3);
+    expect([...numbers].sort((a, b) => a - b)).toEqual(numbers);
+  },
+  30_000,
+);
