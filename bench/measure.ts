@@ -1,7 +1,7 @@
 import type { EngineStats } from "corral-engine";
 import type { Pinning } from "./pinning.ts";
 import { RssSampler, readCpuSeconds, readRss } from "./process-metrics.ts";
-import type { Scenario, ServerKind } from "./scenarios.ts";
+import type { Scenario, ScenarioServer, ServerKind } from "./scenarios.ts";
 import { ServerProcess } from "./server-process.ts";
 import { runWrk, type WrkResult } from "./wrk.ts";
 
@@ -17,6 +17,7 @@ export interface CorralReport {
 export interface RunResult {
   readonly scenario: Scenario["id"];
   readonly server: ServerKind;
+  readonly serverLabel: string;
   readonly requests: number;
   readonly durationSeconds: number;
   readonly requestsPerSecond: number;
@@ -41,7 +42,7 @@ export interface RunResult {
 /** How to run one measurement. */
 export interface RunPlan {
   readonly scenario: Scenario;
-  readonly server: ServerKind;
+  readonly server: ScenarioServer;
   readonly durationSeconds: number;
   readonly warmupSeconds: number;
   readonly pinning: Pinning;
@@ -55,9 +56,9 @@ export interface RunPlan {
  * 100 ms, VmHWM at the end). The server is always stopped, and every step is time-bounded.
  */
 export async function measureRun(plan: RunPlan): Promise<RunResult> {
-  const { scenario, server: kind, pinning } = plan;
+  const { scenario, server: subject, pinning } = plan;
   const server = await ServerProcess.start({
-    script: `${import.meta.dir}/servers/${scenario.scripts[kind]}`,
+    script: `${import.meta.dir}/servers/${subject.script}`,
     pinPrefix: pinning.server,
     cwd: plan.repoRoot,
   });
@@ -90,7 +91,8 @@ export async function measureRun(plan: RunPlan): Promise<RunResult> {
         : { ...info, stats: server.jsonLine<EngineStats>("STATS ") ?? null };
     return {
       scenario: scenario.id,
-      server: kind,
+      server: subject.kind,
+      serverLabel: subject.label,
       requests: wrk.requests,
       durationSeconds: wrk.durationSeconds,
       requestsPerSecond: wrk.requestsPerSecond,
@@ -121,10 +123,17 @@ async function checkResponse(url: string, scenario: Scenario): Promise<void> {
   const problems: string[] = [];
   if (response.status !== 200) problems.push(`status ${response.status}`);
   const contentType = response.headers.get("content-type");
-  if (contentType !== expected.contentType) problems.push(`Content-Type ${contentType}`);
+  if (mediaType(contentType) !== mediaType(expected.contentType)) {
+    problems.push(`Content-Type ${contentType}`);
+  }
   if (body.length !== expected.bodyLength) problems.push(`body of ${body.length} bytes`);
   if (expected.bodyText !== undefined && new TextDecoder().decode(body) !== expected.bodyText) {
     problems.push("unexpected body text");
   }
   if (problems.length > 0) throw new Error(`GET ${url} answered wrongly: ${problems.join(", ")}`);
+}
+
+/** A Content-Type compared loosely: `text/plain;charset=UTF-8` is `text/plain; charset=utf-8`. */
+function mediaType(value: string | null): string {
+  return (value ?? "").toLowerCase().replace(/\s*;\s*/g, ";");
 }

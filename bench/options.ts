@@ -1,3 +1,5 @@
+import { type SectionId, sectionGroups, sectionIds } from "./scenarios.ts";
+
 /** Command-line options of `bun run bench`. */
 export interface BenchOptions {
   /** Seconds of measured load per run. */
@@ -8,19 +10,30 @@ export interface BenchOptions {
   readonly warmupSeconds: number;
   /** Seconds of load before the corral RSS check. */
   readonly rssCheckSeconds: number;
+  /** Idle SSE streams the `sse` scenario opens. */
+  readonly sseStreams: number;
+  /** What runs, in the order of `sectionIds`. */
+  readonly only: readonly SectionId[];
   readonly quick: boolean;
 }
 
-export const usage = `usage: bun run bench [--duration N] [--repeat N] [--quick]
-  --duration N   seconds of measured load per run (default 5)
-  --repeat N     runs per scenario and server, medians reported (default 3)
-  --quick        smoke run: 1 s per run, once, no warm-up, 2 s RSS check`;
+const choices = [...sectionIds, ...Object.keys(sectionGroups)].join(", ");
+
+export const usage = `usage: bun run bench [--only LIST] [--duration N] [--repeat N] [--sse-streams N] [--quick]
+  --only LIST       run only these, comma-separated (repeatable): ${choices}
+                    (engine = plain,pipelined,big,rss; app = app-plain,app-pipelined); default all
+  --duration N      seconds of measured load per run (default 5)
+  --repeat N        runs per scenario and server, medians reported (default 3)
+  --sse-streams N   idle SSE streams the sse scenario opens (default 10000)
+  --quick           smoke run: 1 s per run, once, no warm-up, 2 s RSS check`;
 
 /** Parses argv; throws a message with the usage on anything unknown. */
 export function parseOptions(argv: readonly string[]): BenchOptions {
   let durationSeconds = 5;
   let repeats = 3;
+  let sseStreams = 10_000;
   let quick = false;
+  const only = new Set<SectionId>();
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index];
     if (argument === "--quick") {
@@ -29,12 +42,35 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       durationSeconds = wholeNumber(argv[++index], "--duration", 600);
     } else if (argument === "--repeat") {
       repeats = wholeNumber(argv[++index], "--repeat", 20);
+    } else if (argument === "--sse-streams") {
+      sseStreams = wholeNumber(argv[++index], "--sse-streams", 60_000);
+    } else if (argument === "--only") {
+      for (const section of parseSections(argv[++index])) only.add(section);
     } else {
       throw new Error(`unknown argument ${argument}\n${usage}`);
     }
   }
-  if (quick) return { durationSeconds: 1, repeats: 1, warmupSeconds: 0, rssCheckSeconds: 2, quick };
-  return { durationSeconds, repeats, warmupSeconds: 1, rssCheckSeconds: 10, quick };
+  const sections = only.size === 0 ? sectionIds : sectionIds.filter((id) => only.has(id));
+  const common = { sseStreams, only: sections, quick };
+  if (quick)
+    return { durationSeconds: 1, repeats: 1, warmupSeconds: 0, rssCheckSeconds: 2, ...common };
+  return { durationSeconds, repeats, warmupSeconds: 1, rssCheckSeconds: 10, ...common };
+}
+
+function parseSections(text: string | undefined): SectionId[] {
+  if (text === undefined || text === "") throw new Error(`--only takes a list\n${usage}`);
+  const sections: SectionId[] = [];
+  for (const name of text.split(",")) {
+    const group = sectionGroups[name];
+    if (group !== undefined) {
+      sections.push(...group);
+    } else if ((sectionIds as readonly string[]).includes(name)) {
+      sections.push(name as SectionId);
+    } else {
+      throw new Error(`--only: unknown scenario "${name}" (choose from ${choices})\n${usage}`);
+    }
+  }
+  return sections;
 }
 
 function wholeNumber(text: string | undefined, name: string, max: number): number {

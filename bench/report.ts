@@ -1,5 +1,6 @@
 import type { RunResult } from "./measure.ts";
-import { type Scenario, serverKinds, serverLabels } from "./scenarios.ts";
+import type { Scenario } from "./scenarios.ts";
+import type { BroadcastResult, SseResult } from "./sse.ts";
 import { type RssCheck, type RunMetrics, ratio, type TargetResult } from "./targets.ts";
 
 interface Column {
@@ -17,24 +18,31 @@ const columns: readonly Column[] = [
   { title: "peak RSS MiB", metric: "peakRssMiB", digits: 1 },
 ];
 
-/** The results table: each scenario with both servers and the corral / Bun.serve ratio. */
+/** The results table: each scenario with its servers, then its ratio rows. */
 export function formatTable(scenarios: readonly Scenario[], runs: readonly RunResult[]): string {
   const rows: string[][] = [["scenario", "server", ...columns.map((column) => column.title)]];
   for (const scenario of scenarios) {
-    for (const kind of serverKinds) {
-      const run = runs.find((item) => item.scenario === scenario.id && item.server === kind);
+    let first = true;
+    for (const server of scenario.servers) {
+      const run = runs.find((item) => item.scenario === scenario.id && item.server === server.kind);
       if (run === undefined) continue;
       rows.push([
-        kind === serverKinds[0] ? scenario.title : "",
-        serverLabels[kind],
+        first ? scenario.title : "",
+        server.label,
         ...columns.map((column) => formatNumber(run[column.metric], column.digits)),
       ]);
+      first = false;
     }
-    rows.push([
-      "",
-      "ratio corral/Bun",
-      ...columns.map((column) => formatRatio(ratio(runs, scenario.id, column.metric))),
-    ]);
+    if (first) continue;
+    for (const row of scenario.ratios) {
+      rows.push([
+        "",
+        row.label,
+        ...columns.map((column) =>
+          formatRatio(ratio(runs, scenario.id, column.metric, row.numerator, row.denominator)),
+        ),
+      ]);
+    }
   }
   return alignRows(rows, [2, 3, 4, 5, 6, 7]);
 }
@@ -51,10 +59,13 @@ const saturatedShare = 0.8;
  * which the server was idle for a good part of the time (on a shared or virtual machine both
  * wrk and the server sometimes stall together; req/CPU-s is the figure such runs disturb least).
  */
-export function formatWarnings(runs: readonly RunResult[]): string[] {
+export function formatWarnings(
+  scenarios: readonly Scenario[],
+  runs: readonly RunResult[],
+): string[] {
   const warnings: string[] = [];
   for (const run of runs) {
-    const label = `${run.scenario} / ${serverLabels[run.server]}`;
+    const label = `${run.scenario} / ${run.serverLabel}`;
     const errors = run.socketErrors;
     const socketErrors = errors.connect + errors.read + errors.write + errors.timeout;
     if (socketErrors > 0 || run.non2xx3xx > 0) {
@@ -63,7 +74,8 @@ export function formatWarnings(runs: readonly RunResult[]): string[] {
       );
     }
     const share = run.cpuSeconds / run.durationSeconds;
-    if (run.scenario !== "big" && share < saturatedShare) {
+    const serverBound = scenarios.find((scenario) => scenario.id === run.scenario)?.serverBound;
+    if (serverBound === true && share < saturatedShare) {
       warnings.push(
         `${label}: the server was busy only ${(share * 100).toFixed(0)}% of one run ` +
           `(${Math.round(run.requestsPerSecond).toLocaleString("en-US")} req/s): likely disturbed`,
@@ -80,6 +92,68 @@ export function formatRssCheck(check: RssCheck): string {
     `(peak ${check.peakRssMiB.toFixed(1)} MiB); reserved ${check.reservedMiB.toFixed(1)} MiB + ` +
     `48 MiB = ${check.limitMiB.toFixed(1)} MiB`
   );
+}
+
+/** The idle SSE streams scenario, as a few labelled lines. */
+export function formatSse(sse: SseResult): string {
+  const n = sse.streams.toLocaleString("en-US");
+  const stats = sse.stats;
+  const title = `idle SSE streams: ${n} clients on one corral App (4 workers); ${sse.budget}`;
+  const rows: [string, string][] = [
+    [
+      "connected",
+      `${sse.connectSeconds.toFixed(2)} s; all subscribed after ${sse.subscribeSeconds.toFixed(2)} s`,
+    ],
+    [
+      "server RSS, after GC",
+      `${sse.rssIdleMiB.toFixed(1)} MiB idle -> ${sse.rssStreamsMiB.toFixed(1)} MiB with ${n} ` +
+        `streams = ${sse.rssPerStreamKiB.toFixed(2)} KiB per stream`,
+    ],
+    [
+      "server RSS, no GC",
+      `${sse.rssIdleNoGcMiB.toFixed(1)} MiB idle -> ${sse.rssStreamsNoGcMiB.toFixed(1)} MiB = ` +
+        `${sse.rssPerStreamNoGcKiB.toFixed(2)} KiB per stream; peak ${sse.serverPeakRssMiB.toFixed(1)} MiB`,
+    ],
+    ...broadcastRows("one broadcast", sse.broadcast, sse.streams),
+    ...broadcastRows("again, 1 s later", sse.secondBroadcast, sse.streams),
+    [
+      "client process RSS",
+      `${sse.clientRssMiB.toFixed(1)} MiB with the streams open (peak ${sse.clientPeakRssMiB.toFixed(1)} MiB)`,
+    ],
+  ];
+  if (stats !== null) {
+    rows.push([
+      "server counters",
+      `peak connections ${stats.peakConnections}, rejected ${stats.connectionsRejected}, ` +
+        `peak workers busy ${stats.peakWorkersBusy}, 2xx ${stats.responses["2xx"]}, ` +
+        `5xx ${stats.responses["5xx"]}`,
+    ]);
+  }
+  return [
+    title,
+    alignRows(
+      rows.map(([label, text]) => [`  ${label}`, text]),
+      [],
+    ),
+  ].join("\n");
+}
+
+function broadcastRows(label: string, b: BroadcastResult, streams: number): [string, string][] {
+  const missing = b.received === streams ? "" : ` (of ${streams.toLocaleString("en-US")})`;
+  return [
+    [
+      label,
+      `publish -> last arrival ${formatNumber(b.publishToLastMs, 1)} ms; per client ` +
+        `p50 ${formatNumber(b.arrivalP50Ms, 1)} ms, p99 ${formatNumber(b.arrivalP99Ms, 1)} ms, ` +
+        `first ${formatNumber(b.arrivalMinMs, 2)} ms; received by ` +
+        `${b.received.toLocaleString("en-US")}${missing}`,
+    ],
+    [
+      "",
+      `POST /broadcast sent -> last arrival ${formatNumber(b.requestToLastMs, 1)} ms (client ` +
+        `clock); server CPU ${formatNumber(b.fanOutCpuSeconds, 2)} s`,
+    ],
+  ];
 }
 
 export function formatTargets(targets: readonly TargetResult[]): string {

@@ -1,20 +1,22 @@
-// `bun run bench`: corral-engine against Bun.serve under wrk, each server in its own process.
-// See bench/README.md for what is measured and how.
+// `bun run bench`: corral-engine against Bun.serve, and the corral App pipeline against the bare
+// engine, Bun.serve, Hono and Elysia, under wrk, each server in its own process; then N idle SSE
+// streams on a corral App. See bench/README.md for what is measured and how.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { type RunSummary, summarise } from "./aggregate.ts";
 import { measureRun, type RunPlan, type RunResult } from "./measure.ts";
 import { type BenchOptions, parseOptions } from "./options.ts";
 import { choosePinning, type Pinning } from "./pinning.ts";
 import { clockTicksPerSecond, toMiB } from "./process-metrics.ts";
-import { formatRssCheck, formatTable, formatTargets, formatWarnings } from "./report.ts";
+import { formatRssCheck, formatSse, formatTable, formatTargets, formatWarnings } from "./report.ts";
+import { rssCheckScenario, type ScenarioServer, scenarios } from "./scenarios.ts";
+import { runSse, type SseResult } from "./sse.ts";
 import {
-  rssCheckScenario,
-  type ServerKind,
-  scenarios,
-  serverKinds,
-  serverLabels,
-} from "./scenarios.ts";
-import { evaluateTargets, type RssCheck, rssCheckFrom, type TargetResult } from "./targets.ts";
+  evaluateTargets,
+  type RssCheck,
+  ratio,
+  rssCheckFrom,
+  type TargetResult,
+} from "./targets.ts";
 import { wrkAvailable } from "./wrk.ts";
 
 const repoRoot = `${import.meta.dir}/..`;
@@ -28,27 +30,32 @@ async function main(): Promise<number> {
     console.error((error as Error).message);
     return 2;
   }
-  if (!wrkAvailable()) {
+  const selected = scenarios.filter((scenario) => options.only.includes(scenario.id));
+  const runSseScenario = options.only.includes("sse");
+  let wrkScenarios = selected;
+  let withRssCheck = options.only.includes("rss");
+  if ((selected.length > 0 || withRssCheck) && !wrkAvailable()) {
     console.log(
-      "bench: wrk is not installed, so there is nothing to measure; skipping.\n" +
+      "bench: wrk is not installed, so there is no HTTP load to measure; skipping it.\n" +
         "       Install it (e.g. `apt-get install -y wrk`) and run `bun run bench` again.",
     );
-    return 0;
+    if (!runSseScenario) return 0;
+    wrkScenarios = [];
+    withRssCheck = false;
   }
   const pinning = choosePinning();
   const common = { pinning, ticksPerSecond: clockTicksPerSecond(), repoRoot };
   console.log(
-    `bench: ${options.repeats} x ${options.durationSeconds} s per scenario and server, each ` +
-      `after ${options.warmupSeconds} s warm-up; ${pinning.description}`,
+    `bench: ${options.only.join(", ")}; ${options.repeats} x ${options.durationSeconds} s per ` +
+      `scenario and server, each after ${options.warmupSeconds} s warm-up; ${pinning.description}`,
   );
 
   const allRuns: RunResult[] = [];
   const summaries: RunSummary[] = [];
-  for (const scenario of scenarios) {
+  for (const scenario of wrkScenarios) {
     for (let repeat = 0; repeat < options.repeats; repeat++) {
-      // Alternate which server goes first, so that drift on the machine hits both alike.
-      const order: readonly ServerKind[] =
-        repeat % 2 === 0 ? serverKinds : [...serverKinds].reverse();
+      // Rotate which server goes first, so that drift on the machine hits them all alike.
+      const order: readonly ScenarioServer[] = rotate(scenario.servers, repeat);
       for (const server of order) {
         allRuns.push(
           await measureLogged({
@@ -61,43 +68,105 @@ async function main(): Promise<number> {
         );
       }
     }
-    for (const server of serverKinds) {
+    for (const server of scenario.servers) {
       summaries.push(
-        summarise(allRuns.filter((run) => run.scenario === scenario.id && run.server === server)),
+        summarise(
+          allRuns.filter((run) => run.scenario === scenario.id && run.server === server.kind),
+        ),
       );
     }
   }
 
-  const rssRun = await measureLogged({
-    ...common,
-    scenario: rssCheckScenario,
-    server: "corral-engine",
-    durationSeconds: options.rssCheckSeconds,
-    warmupSeconds: 0,
-  });
-  const rssCheck = rssCheckFrom(rssRun, options.rssCheckSeconds);
+  let rssRun: RunResult | null = null;
+  let rssCheck: RssCheck | null = null;
+  if (withRssCheck) {
+    rssRun = await measureLogged({
+      ...common,
+      scenario: rssCheckScenario,
+      server: rssCheckScenario.servers.find((server) => server.kind === "corral-engine")!,
+      durationSeconds: options.rssCheckSeconds,
+      warmupSeconds: 0,
+    });
+    rssCheck = rssCheckFrom(rssRun, options.rssCheckSeconds);
+  }
+
+  let sse: SseResult | null = null;
+  let sseError: string | null = null;
+  if (runSseScenario) {
+    process.stdout.write(`  idle SSE streams / corral App, ${options.sseStreams} streams ... `);
+    try {
+      sse = await runSse({ streams: options.sseStreams, pinning, repoRoot });
+      console.log(
+        `publish to last arrival ${sse.broadcast.publishToLastMs.toFixed(1)} ms, ` +
+          `${sse.rssPerStreamKiB.toFixed(2)} KiB RSS per stream`,
+      );
+    } catch (error) {
+      sseError = (error as Error).message;
+      console.log("FAILED");
+    }
+  }
   const targets = evaluateTargets(summaries, allRuns, rssCheck);
 
-  console.log(
-    `\nmedians of ${options.repeats} run(s) of ${options.durationSeconds} s ` +
-      `(CPU and RSS are the server process's):\n${formatTable(scenarios, summaries)}\n`,
-  );
-  for (const warning of formatWarnings(allRuns)) console.log(`warning: ${warning}`);
+  if (summaries.length > 0) {
+    console.log(
+      `\nmedians of ${options.repeats} run(s) of ${options.durationSeconds} s ` +
+        `(CPU and RSS are the server process's):\n${formatTable(wrkScenarios, summaries)}\n`,
+    );
+  }
+  for (const warning of formatWarnings(wrkScenarios, allRuns)) console.log(`warning: ${warning}`);
   printCorralCounters(allRuns);
-  console.log(formatRssCheck(rssCheck));
-  const budgets = new Set(allRuns.flatMap((run) => (run.corral ? [run.corral.budget] : [])));
+  if (rssCheck !== null) console.log(formatRssCheck(rssCheck));
+  const corralRuns = rssRun === null ? allRuns : [...allRuns, rssRun];
+  const budgets = new Set(corralRuns.flatMap((run) => (run.corral ? [run.corral.budget] : [])));
   for (const budget of budgets) console.log(budget);
-  console.log(`\n${formatTargets(targets)}`);
+  if (sse !== null) console.log(`\n${formatSse(sse)}`);
+  if (sseError !== null) console.log(`\n${sseError}`);
+  if (targets.length > 0) console.log(`\n${formatTargets(targets)}`);
 
-  writeResults({ options, pinning, summaries, allRuns, rssRun, rssCheck, targets });
+  writeResults({
+    options,
+    pinning,
+    summaries,
+    ratios: ratioTable(wrkScenarios, summaries),
+    allRuns,
+    rssRun,
+    rssCheck,
+    sse,
+    sseError,
+    targets,
+  });
   console.log(`\nresults: ${resultsPath}`);
-  return 0;
+  return sseError === null ? 0 : 1;
+}
+
+/** `items` starting at index `by` (mod length) and wrapping round. */
+function rotate<T>(items: readonly T[], by: number): T[] {
+  const start = by % items.length;
+  return [...items.slice(start), ...items.slice(0, start)];
+}
+
+/** Every ratio row of the table as numbers, for latest.json. */
+function ratioTable(chosen: typeof scenarios, summaries: readonly RunSummary[]) {
+  return chosen.flatMap((scenario) =>
+    scenario.ratios.map((row) => {
+      const of = (metric: Parameters<typeof ratio>[2]) =>
+        ratio(summaries, scenario.id, metric, row.numerator, row.denominator);
+      return {
+        scenario: scenario.id,
+        ratio: row.label,
+        requestsPerSecond: of("requestsPerSecond"),
+        requestsPerCpuSecond: of("requestsPerCpuSecond"),
+        p99Ms: of("p99Ms"),
+        peakRssMiB: of("peakRssMiB"),
+      };
+    }),
+  );
 }
 
 /** Runs one measurement, printing a progress line. */
 async function measureLogged(plan: RunPlan): Promise<RunResult> {
   process.stdout.write(
-    `  ${plan.scenario.title} / ${serverLabels[plan.server]}, ${plan.durationSeconds} s ... `,
+    `  ${plan.scenario.title} / ${plan.server.label}, ${plan.durationSeconds} s ... `,
   );
   const run = await measureRun(plan);
   const mib = plan.scenario.id === "big" ? `, ${run.mibPerSecond.toFixed(0)} MiB/s` : "";
@@ -132,9 +201,12 @@ interface Results {
   readonly options: BenchOptions;
   readonly pinning: Pinning;
   readonly summaries: readonly RunSummary[];
+  readonly ratios: ReturnType<typeof ratioTable>;
   readonly allRuns: readonly RunResult[];
-  readonly rssRun: RunResult;
-  readonly rssCheck: RssCheck;
+  readonly rssRun: RunResult | null;
+  readonly rssCheck: RssCheck | null;
+  readonly sse: SseResult | null;
+  readonly sseError: string | null;
   readonly targets: readonly TargetResult[];
 }
 

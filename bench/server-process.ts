@@ -2,6 +2,10 @@ import type { Subprocess } from "bun";
 
 const startTimeoutMs = 15_000;
 const stopTimeoutMs = 5_000;
+/** `sh -c` script: raises the soft open-files limit to $0 when lower, then runs the command. */
+const raiseOpenFiles =
+  'soft=$(ulimit -Sn); if [ "$soft" != unlimited ] && [ "$soft" -lt "$0" ]; then ' +
+  'ulimit -Sn "$0" || exit 111; fi; exec "$@"';
 
 /** Collects the lines a stream carries and lets callers wait for one with a given prefix. */
 class LineCollector {
@@ -81,6 +85,13 @@ export interface ServerLaunch {
   readonly script: string;
   readonly pinPrefix: readonly string[];
   readonly cwd: string;
+  /** More arguments after `--port 0`. */
+  readonly args?: readonly string[];
+  /**
+   * Open files the server needs: it is started through `sh -c` raising the soft `ulimit -n` to
+   * this if it is lower (up to the inherited hard limit, which the caller checks).
+   */
+  readonly openFiles?: number;
 }
 
 /** A bench server running in its own process, listening on 127.0.0.1. */
@@ -104,7 +115,10 @@ export class ServerProcess {
 
   /** Spawns the server with `--port 0` and waits for its `READY <port>` line. */
   static async start(launch: ServerLaunch): Promise<ServerProcess> {
-    const child = Bun.spawn([...launch.pinPrefix, process.execPath, launch.script, "--port", "0"], {
+    const command = [process.execPath, launch.script, "--port", "0", ...(launch.args ?? [])];
+    const raise =
+      launch.openFiles === undefined ? [] : ["sh", "-c", raiseOpenFiles, String(launch.openFiles)];
+    const child = Bun.spawn([...launch.pinPrefix, ...raise, ...command], {
       cwd: launch.cwd,
       stdin: "ignore",
       stdout: "pipe",

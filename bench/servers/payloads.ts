@@ -14,3 +14,22 @@ export function makeBigBody(): Uint8Array {
   for (let index = 0; index < body.length; index++) body[index] = 0x41 + (index % 26);
   return body;
 }
+
+/**
+ * The App-pipeline scenarios: `GET /hello?name=world` answers the decoded name as UTF-8 text;
+ * without a name, the shared greeting (`helloText`). Every server does the same work.
+ */
+export const namePath = "/hello";
+export const nameQueryValue = "world";
+export const nameTarget = `${namePath}?name=${nameQueryValue}`;
+/** The decode buffer of the corral servers: allocated once at startup, reused by every request. */
+export const nameBufferBytes = 1024;
+/** Content-Type of the answer (some frameworks spell it differently; see `sameMediaType`). */
+export const nameContentType = "text/plain; charset=utf-8";
+
+/** The event every SSE stream receives on a broadcast (`bench/servers/corral-sse.ts`). */
+export interface BroadcastEvent {
+  readonly seq: number;
+  /** `performance.timeOrigin + performance.now()` in the server when it published. */
+  readonly publishedAt: number;
+}

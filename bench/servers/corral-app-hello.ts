@@ -1,0 +1,50 @@
+// The corral App pipeline: App -> one middleware (a `before` hook setting a typed local) ->
+// router -> `GET /hello`, doing the demo's work: the raw `name` from the query
+// (`ctx.request.query().firstRaw`), `params.percentDecodeInto` into one 1024-byte buffer allocated
+// at startup, UTF-8 decoding with a fatal TextDecoder, `ctx.response.text(200, text)`. Without a
+// name: the shared greeting. A malformed escape, a name over 1024 bytes or invalid UTF-8 is a
+// DecodeError, which the App answers 400. Default limits.
+import { App, DecodeError, middleware, params } from "corral";
+import { announceReady, parsePort } from "./cli.ts";
+import { reportCorral } from "./corral-control.ts";
+import { helloText, nameBufferBytes, namePath } from "./payloads.ts";
+
+interface Shared {
+  readonly greeting: string;
+  /** Scratch for the decoded name; requests on this App run one at a time on one thread. */
+  readonly nameBuffer: Uint8Array;
+  requests: number;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Numbers every request: the typed local `requestNumber`. */
+const requestCounter = middleware<{ requestNumber: number }, Record<never, never>, Shared>({
+  before(ctx) {
+    ctx.locals.requestNumber = ++ctx.shared.requests;
+  },
+});
+
+const app = new App<Shared>({
+  shared: { greeting: helloText, nameBuffer: new Uint8Array(nameBufferBytes), requests: 0 },
+}).use(requestCounter);
+
+app.route("GET", namePath, (ctx) => {
+  const name = ctx.request.query().firstRaw("name");
+  if (name === undefined) {
+    ctx.response.text(200, ctx.shared.greeting);
+    return;
+  }
+  const bytes = params.percentDecodeInto(name.valueRaw, ctx.shared.nameBuffer);
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new DecodeError("invalidUtf8", "the decoded name is not valid UTF-8");
+  }
+  ctx.response.text(200, text);
+});
+
+const server = app.listen({ hostname: "127.0.0.1", port: parsePort() });
+reportCorral({ budget: server.budget, limits: app.limits, stats: () => server.stats() });
+announceReady(server.port);
