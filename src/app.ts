@@ -252,8 +252,7 @@ export class App<Shared, Locals extends object = NoLocals> {
   }
 
   #handle(exchange: Exchange): void | Promise<void> {
-    let active = true;
-    const request = new RequestView(exchange, this.limits, () => active && exchange.live);
+    const request = new RequestView(exchange, this.limits);
     const response = new ResponseDraft(exchange);
     const ctx = new Context<Shared, Readonly<Record<string, string>>, object>(
       exchange,
@@ -261,25 +260,27 @@ export class App<Shared, Locals extends object = NoLocals> {
       this.shared,
       request,
       response,
-      {},
+      noParams,
     );
-    const finish = (outcome: RequestOutcome) => {
-      this.#cleanup(ctx, outcome, exchange);
-      active = false;
-    };
     let result: void | Promise<void>;
     try {
       result = this.#run(ctx, exchange, 0);
     } catch (error) {
-      return this.#failed(ctx, exchange, error, finish);
+      return this.#failed(ctx, exchange, error);
     }
     if (result instanceof Promise) {
       return result.then(
-        () => finish(this.#finalize(response, exchange)),
-        (error: unknown) => this.#failed(ctx, exchange, error, finish),
+        () => this.#finish(ctx, exchange, this.#finalize(response, exchange)),
+        (error: unknown) => this.#failed(ctx, exchange, error),
       );
     }
-    finish(this.#finalize(response, exchange));
+    this.#finish(ctx, exchange, this.#finalize(response, exchange));
+  }
+
+  /** Runs the cleanups, then ends the request views. */
+  #finish(ctx: AnyContext, exchange: Exchange, outcome: RequestOutcome): void {
+    this.#cleanup(ctx, outcome, exchange);
+    ctx.request.end();
   }
 
   /** Runs the `before` hooks from `index`, the handler, then the `after` hooks. */
@@ -353,24 +354,19 @@ export class App<Shared, Locals extends object = NoLocals> {
     return "success";
   }
 
-  #failed(
-    ctx: AnyContext,
-    exchange: Exchange,
-    error: unknown,
-    finish: (outcome: RequestOutcome) => void,
-  ): void | Promise<void> {
+  #failed(ctx: AnyContext, exchange: Exchange, error: unknown): void | Promise<void> {
     if (!exchange.live) {
-      finish("aborted");
+      this.#finish(ctx, exchange, "aborted");
       return;
     }
     if (ctx.response.streaming) {
       // Part of the stream may be out: only the engine can end it honestly (aborted, no last chunk).
-      finish("error");
+      this.#finish(ctx, exchange, "error");
       throw error;
     }
     const mapped = mapError(ctx, exchange, error, this.#errorMapper as ErrorMapper<unknown>);
-    if (mapped instanceof Promise) return mapped.then(() => finish("error"));
-    finish("error");
+    if (mapped instanceof Promise) return mapped.then(() => this.#finish(ctx, exchange, "error"));
+    this.#finish(ctx, exchange, "error");
   }
 
   #cleanup(ctx: AnyContext, outcome: RequestOutcome, exchange: Exchange): void {
@@ -389,3 +385,5 @@ export class App<Shared, Locals extends object = NoLocals> {
 }
 
 type AnyContext = Context<unknown, Readonly<Record<string, string>>, object>;
+
+const noParams: Readonly<Record<string, string>> = Object.freeze({});

@@ -23,29 +23,31 @@ const textDecoder = new TextDecoder("utf-8", { fatal: true });
 export class RequestView {
   readonly #exchange: Exchange;
   readonly #limits: RequestViewLimits;
-  readonly #isActive: () => boolean;
+  #active = true;
   #query: ParameterRecords | undefined;
   #form: ParameterRecords | undefined;
   #multipart: readonly MultipartPart[] | undefined;
   #cookies: CookieEntry[] | undefined;
   #bodyReleased = false;
-  readonly #assertLive = () => this.assertLive();
-  readonly #assertBody = () => this.#assertBodyLive();
 
   /** @internal Made by the App for each request. */
-  constructor(exchange: Exchange, limits: RequestViewLimits, isActive: () => boolean) {
+  constructor(exchange: Exchange, limits: RequestViewLimits) {
     this.#exchange = exchange;
     this.#limits = limits;
-    this.#isActive = isActive;
   }
 
   /** @internal Throws unless the handler is still running. */
   assertLive(): void {
-    if (!this.#isActive()) {
+    if (!this.#active || !this.#exchange.live) {
       throw new TypeError(
         "corral: ctx.request used after the handler returned; copy what you need",
       );
     }
+  }
+
+  /** @internal The handler returned: the views are closed. */
+  end(): void {
+    this.#active = false;
   }
 
   /** @internal The worker holding the body was given back (a waiting continuation). */
@@ -121,7 +123,7 @@ export class RequestView {
   /** The query as ordered raw entries. */
   query(): ParameterRecords {
     this.assertLive();
-    this.#query ??= ParameterRecords.parse(this.#exchange.query, this.#assertLive);
+    this.#query ??= ParameterRecords.parse(this.#exchange.query, this);
     return this.#query;
   }
 
@@ -135,7 +137,7 @@ export class RequestView {
       }
       this.#form = ParameterRecords.parse(
         Buffer.from(this.#exchange.body).toString("latin1"),
-        this.#assertLive,
+        this,
       );
     }
     return this.#form;
@@ -156,7 +158,7 @@ export class RequestView {
         maxParts: this.#limits.maxMultipartParts,
         maxPartHeaderBytes: this.#limits.maxMultipartPartHeaderBytes,
       });
-      this.#multipart = parts.map((part) => borrowedPart(part, this.#assertBody));
+      this.#multipart = parts.map((part) => borrowedPart(part, () => this.#assertBodyLive()));
     }
     return this.#multipart;
   }

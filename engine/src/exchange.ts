@@ -1,10 +1,8 @@
-import { latin1String } from "./internal/ascii.ts";
+import { latin1String, latin1StringReusing } from "./internal/ascii.ts";
 import type { Connection } from "./internal/connection.ts";
 import type { WorkerSlot } from "./internal/worker-table.ts";
 import { ClientGoneError, StaleExchangeError } from "./response-errors.ts";
 import { ResponseStream } from "./response-stream.ts";
-
-const internedMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 /**
  * One request and its response, handed to the handler. Request data is borrowed from the
@@ -59,10 +57,26 @@ export class Exchange {
     const head = this.#connection.head;
     const start = head.base + head.methodStart;
     const length = head.methodEnd - head.methodStart;
-    for (const method of internedMethods) {
-      if (method.length === length && methodMatches(head.buffer, start, method)) return method;
-    }
-    return latin1String(head.buffer, start, start + length);
+    const buffer = head.buffer;
+    // The common methods are shared strings, found by length and first byte.
+    const candidate =
+      length === 3
+        ? buffer[start] === 0x47
+          ? "GET"
+          : "PUT"
+        : length === 4
+          ? buffer[start] === 0x50
+            ? "POST"
+            : "HEAD"
+          : length === 5
+            ? "PATCH"
+            : length === 6
+              ? "DELETE"
+              : length === 7
+                ? "OPTIONS"
+                : undefined;
+    if (candidate !== undefined && methodMatches(buffer, start, candidate)) return candidate;
+    return latin1String(buffer, start, start + length);
   }
 
   /** The request target as sent (origin-form path and query, or another form). */
@@ -77,7 +91,14 @@ export class Exchange {
     this.assertLive("request");
     const head = this.#connection.head;
     if (head.pathEnd === head.pathStart) return "/";
-    return latin1String(head.buffer, head.base + head.pathStart, head.base + head.pathEnd);
+    const connection = this.#connection;
+    connection.lastPath = latin1StringReusing(
+      head.buffer,
+      head.base + head.pathStart,
+      head.base + head.pathEnd,
+      connection.lastPath,
+    );
+    return connection.lastPath;
   }
 
   /** The query after `?`, still encoded; empty when there is none. */
@@ -85,7 +106,14 @@ export class Exchange {
     this.assertLive("request");
     const head = this.#connection.head;
     if (head.pathEnd >= head.targetEnd) return "";
-    return latin1String(head.buffer, head.base + head.pathEnd + 1, head.base + head.targetEnd);
+    const connection = this.#connection;
+    connection.lastQuery = latin1StringReusing(
+      head.buffer,
+      head.base + head.pathEnd + 1,
+      head.base + head.targetEnd,
+      connection.lastQuery,
+    );
+    return connection.lastQuery;
   }
 
   /** The raw target bytes, borrowed (valid while the request lasts). */

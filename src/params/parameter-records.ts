@@ -16,6 +16,15 @@ const ampersand = "&";
 const equalsSign = "=";
 
 /**
+ * Called before every read: a function, or an object whose `assertLive()` throws once the data
+ * behind the records is gone (the App passes its request view, so no closure is made).
+ *
+ * @example
+ * const guard: LivenessGuard = { assertLive() {} };
+ */
+export type LivenessGuard = (() => void) | { assertLive(): void };
+
+/**
  * The ordered raw entries of a query (`a=1&b=2&a=3`, without `?`) or of a URL-encoded form body
  * read as Latin-1 text. Duplicates are kept in order; `files[]` is an ordinary name; every value
  * is text (`007` keeps its zeros, `false` stays the text "false"). Lookups compare raw names.
@@ -28,7 +37,7 @@ const equalsSign = "=";
  */
 export class ParameterRecords implements Iterable<ParameterEntry> {
   readonly #entries: readonly ParameterEntry[];
-  readonly #assertLive: (() => void) | undefined;
+  readonly #guard: LivenessGuard | undefined;
 
   /**
    * Wraps entries already split; the array is taken over, not copied. `assertLive`, when given,
@@ -38,10 +47,10 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
    * @example
    * const records = new ParameterRecords([{ nameRaw: "a", valueRaw: "1" }]);
    */
-  constructor(entries: readonly ParameterEntry[], assertLive?: () => void) {
+  constructor(entries: readonly ParameterEntry[], assertLive?: LivenessGuard) {
     // Read-only by type only: Object.freeze on a large array costs more than parsing it in Bun.
     this.#entries = entries;
-    this.#assertLive = assertLive;
+    this.#guard = assertLive;
   }
 
   /**
@@ -53,7 +62,7 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
    * // [{ nameRaw: "a", valueRaw: "1" }, { nameRaw: "flag", valueRaw: "" },
    * //  { nameRaw: "b", valueRaw: "x=y" }]
    */
-  static parse(raw: string, assertLive?: () => void): ParameterRecords {
+  static parse(raw: string, assertLive?: LivenessGuard): ParameterRecords {
     const entries: ParameterEntry[] = [];
     // The next "=" at or after `start` (raw.length when none), kept across pieces so that a run
     // of pieces without "=" ("a&b&c...") stays one linear scan.
@@ -79,6 +88,13 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
     return new ParameterRecords(entries, assertLive);
   }
 
+  #checkLive(): void {
+    const guard = this.#guard;
+    if (guard === undefined) return;
+    if (typeof guard === "function") guard();
+    else guard.assertLive();
+  }
+
   /**
    * The number of entries, duplicates counted.
    *
@@ -86,7 +102,7 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
    * ParameterRecords.parse("a=1&a=2").length; // 2
    */
   get length(): number {
-    this.#assertLive?.();
+    this.#checkLive();
     return this.#entries.length;
   }
 
@@ -97,7 +113,7 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
    * ParameterRecords.parse("b=2&a=1").entries.map((entry) => entry.nameRaw); // ["b", "a"]
    */
   get entries(): readonly ParameterEntry[] {
-    this.#assertLive?.();
+    this.#checkLive();
     return this.#entries;
   }
 
@@ -108,7 +124,7 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
    * ParameterRecords.parse("a=1&a=2").firstRaw("a")?.valueRaw; // "1"
    */
   firstRaw(name: string): ParameterEntry | undefined {
-    this.#assertLive?.();
+    this.#checkLive();
     for (const entry of this.#entries) if (entry.nameRaw === name) return entry;
     return undefined;
   }
@@ -120,7 +136,7 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
    * ParameterRecords.parse("files[]=a&x=1&files[]=b").allRaw("files[]").length; // 2
    */
   allRaw(name: string): ParameterEntry[] {
-    this.#assertLive?.();
+    this.#checkLive();
     return this.#entries.filter((entry) => entry.nameRaw === name);
   }
 
@@ -131,12 +147,12 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
    * for (const entry of ParameterRecords.parse("a=1")) console.log(entry.valueRaw);
    */
   [Symbol.iterator](): Iterator<ParameterEntry> {
-    this.#assertLive?.();
+    this.#checkLive();
     const entries = this.#entries;
     let index = 0;
     return {
       next: (): IteratorResult<ParameterEntry> => {
-        this.#assertLive?.();
+        this.#checkLive();
         const entry = entries[index++];
         return entry === undefined
           ? { done: true, value: undefined }

@@ -16,6 +16,8 @@ export interface RouteEntry<Handler> {
   readonly pattern: PathPattern;
   readonly handlers: Map<string, Handler>;
   allow: string;
+  /** For static paths: the result of each method, made once instead of per request. */
+  readonly staticResults: Map<string, RouteResult<Handler>>;
 }
 
 /** What the router found for a method and path. */
@@ -45,7 +47,7 @@ export class Router<Handler> {
     let entry = this.#byPath.get(path);
     if (entry === undefined) {
       const pattern = compilePathPattern(path);
-      entry = { pattern, handlers: new Map(), allow: "" };
+      entry = { pattern, handlers: new Map(), allow: "", staticResults: new Map() };
       this.#byPath.set(path, entry);
       if (pattern.isStatic) this.#static.set(path, entry);
       else this.#dynamic.push(entry);
@@ -56,12 +58,21 @@ export class Router<Handler> {
     entry.handlers.set(method, handler);
     this.methods.add(method);
     entry.allow = allowValue(entry.handlers);
+    entry.staticResults.clear();
   }
 
   /** Finds the handler for `method` on `path` (a raw, still-encoded path). */
   find(method: string, path: string): RouteResult<Handler> {
     const staticEntry = this.#static.get(path);
-    if (staticEntry !== undefined) return pick(staticEntry, method, emptyParams);
+    if (staticEntry !== undefined) {
+      let result = staticEntry.staticResults.get(method);
+      if (result === undefined) {
+        result = pick(staticEntry, method, emptyParams);
+        // Only methods some route knows are kept, so the map stays as small as the route table.
+        if (result.kind === "found") staticEntry.staticResults.set(method, result);
+      }
+      return result;
+    }
     if (this.#dynamic.length === 0) return notFound;
     const parts = path.slice(1).split("/");
     for (const entry of this.#dynamic) {

@@ -58,3 +58,38 @@ export function latin1String(bytes: Uint8Array, start: number, end: number): str
   }
   return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString("latin1");
 }
+
+/**
+ * Like `latin1String`, but returns `previous` when the bytes spell it: requests on a connection
+ * tend to repeat their path and query, and comparing bytes is cheaper than making a string.
+ */
+export function latin1StringReusing(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  previous: string,
+): string {
+  const length = end - start;
+  if (previous.length === length) {
+    let index = 0;
+    while (index < length && previous.charCodeAt(index) === bytes[start + index]) index++;
+    if (index === length) return previous;
+  }
+  return latin1String(bytes, start, end);
+}
+
+/** Copies `source[from, to)` to `target` at `offset`; a loop for short runs avoids a subarray. */
+export function copyBytes(
+  source: Uint8Array,
+  from: number,
+  to: number,
+  target: Uint8Array,
+  offset: number,
+): void {
+  const length = to - from;
+  if (length > 64) {
+    target.set(source.subarray(from, to), offset);
+    return;
+  }
+  for (let index = 0; index < length; index++) target[offset + index] = source[from + index]!;
+}

@@ -6,7 +6,7 @@ import { ParsedHead } from "../parser/parsed-head.ts";
 import { headComplete, headIncomplete, parseRequestHead } from "../parser/request-head.ts";
 import { ClientGoneError } from "../response-errors.ts";
 import type { DeadlineKind } from "../stats.ts";
-import { asciiBytes } from "./ascii.ts";
+import { asciiBytes, copyBytes } from "./ascii.ts";
 import type { EngineContext } from "./engine-context.ts";
 import type { EngineSocket } from "./engine-socket.ts";
 import { errorResponseMaxBytes } from "./error-responses.ts";
@@ -46,6 +46,9 @@ export class Connection {
   exchange: Exchange | null = null;
   body: Uint8Array = emptyBody;
   isHeadRequest = false;
+  /** The last path and query strings made for this connection, reused when they repeat. */
+  lastPath = "";
+  lastQuery = "";
   deadlineAt = Number.POSITIVE_INFINITY;
   deadlineKind: DeadlineKind | "linger" = "idle";
 
@@ -574,7 +577,7 @@ export class Connection {
         const start = draft.stagingStart;
         const staging = draft.worker!.staging;
         if (bodyLength <= output.room) {
-          output.buffer.set(staging.subarray(start, start + bodyLength), output.end);
+          copyBytes(staging, start, start + bodyLength, output.buffer, output.end);
           output.end += bodyLength;
         } else {
           output.setSegment(staging, start, start + bodyLength, true, false);

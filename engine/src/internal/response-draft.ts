@@ -1,7 +1,7 @@
 import type { Limits } from "../limits.ts";
 import { ResponseLimitError } from "../response-errors.ts";
 import type { StatsCounters } from "../stats.ts";
-import { writeDecimal, writeLatin1 } from "./ascii.ts";
+import { copyBytes, writeDecimal, writeLatin1 } from "./ascii.ts";
 import { statusLine } from "./status-lines.ts";
 import { streamFramePrefixBytes, type WorkerSlot } from "./worker-table.ts";
 
@@ -31,6 +31,9 @@ export class ResponseDraft {
   hasBorrowed = false;
   dateSet = false;
   closeRequested = false;
+  #checkedName = "";
+  #checkedLowerName = "";
+  #checkedValue = "";
 
   constructor(limits: Limits, stats: StatsCounters) {
     this.#limits = limits;
@@ -63,9 +66,17 @@ export class ResponseDraft {
   }
 
   appendHeader(name: string, value: string): void {
-    validateHeaderName(name);
-    validateHeaderValue(name, value);
-    const lowerName = name.toLowerCase();
+    // Handlers set the same headers request after request: check each new string once.
+    if (name !== this.#checkedName) {
+      validateHeaderName(name);
+      this.#checkedName = name;
+      this.#checkedLowerName = name.toLowerCase();
+    }
+    if (value !== this.#checkedValue) {
+      validateHeaderValue(name, value);
+      this.#checkedValue = value;
+    }
+    const lowerName = this.#checkedLowerName;
     if (lowerName === "connection") {
       if (/(^|,)\s*close\s*(,|$)/i.test(value)) this.closeRequested = true;
       return;
@@ -118,6 +129,12 @@ export class ResponseDraft {
     const start = streamFramePrefixBytes + this.stagedLength;
     // Every UTF-16 unit takes at least one byte, so this fails early without encoding.
     if (text.length > this.stagingFree) this.#stagingOverflow(Buffer.byteLength(text));
+    if (text.length <= 64 && writeAscii(worker.staging, start, text)) {
+      this.#dropBorrowed();
+      this.stagedLength += text.length;
+      this.#stats.bytesCopiedToStaging += text.length;
+      return;
+    }
     const target = worker.staging.subarray(start, start + this.stagingFree);
     const { read, written } = textEncoder.encodeInto(text, target);
     if (read < text.length) this.#stagingOverflow(Buffer.byteLength(text));
@@ -167,7 +184,7 @@ export class ResponseDraft {
       at += date.length;
     }
     if (this.headerLength > 0 && this.worker !== null) {
-      target.set(this.worker.headerLines.subarray(0, this.headerLength), at);
+      copyBytes(this.worker.headerLines, 0, this.headerLength, target, at);
       at += this.headerLength;
     }
     // RFC 9110 §8.6: no Content-Length in 204 responses; a 304 would describe another response.
@@ -211,6 +228,16 @@ export class ResponseDraft {
     }
     return this.worker;
   }
+}
+
+/** Writes short ASCII text byte by byte (no encoder, no subarray); false when it is not ASCII. */
+function writeAscii(target: Uint8Array, offset: number, text: string): boolean {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code > 0x7f) return false;
+    target[offset + index] = code;
+  }
+  return true;
 }
 
 function validateHeaderName(name: string): void {
