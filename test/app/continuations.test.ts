@@ -147,3 +147,40 @@ test("timers wake waiting steps on the Io clock; resume() can end the stream; a 
   expect([response.text, resumes]).toEqual(["tick 0\ntick 1\n", [1, 2]]);
   await app.stop();
 });
+
+test("inline mode keeps the worker while waiting; pooled mode gives it back", async () => {
+  const producer = createProducer(10);
+  const app = new App({ shared: producer, limits: { workers: 2 } });
+  for (const mode of ["inline", "pooled"] as const) {
+    app.continuation("GET", `/${mode}`, {
+      contentType: "text/plain",
+      notifier: producer.notifier,
+      mode,
+      state: () => ({ cursor: 0 }),
+      async step(ctx, state, writer) {
+        while (state.cursor < ctx.shared.events.length) {
+          await writer.writeAll(`${ctx.shared.events[state.cursor++]}\n`);
+        }
+        return state.cursor >= 1 ? ("finish" as const) : ("wait" as const);
+      },
+    });
+  }
+  const server = listenQuietly(app);
+  using inline = await RawClient.connect(server.port);
+  inline.send("GET /inline HTTP/1.1\r\nHost: h\r\n\r\n");
+  await waitUntil(() => producer.notifier.size === 1, "the inline stream to wait");
+  await waitUntil(() => server.stats().workersBusy === 1, "the inline stream to hold its worker");
+  using pooled = await RawClient.connect(server.port);
+  pooled.send("GET /pooled HTTP/1.1\r\nHost: h\r\n\r\n");
+  await waitUntil(() => producer.notifier.size === 2, "the pooled stream to wait");
+  await Bun.sleep(20);
+  expect(server.stats().workersBusy).toBe(1);
+  producer.publish("news");
+  const [inlineText, pooledText] = await Promise.all([
+    inline.response().then((response) => response.text),
+    pooled.response().then((response) => response.text),
+  ]);
+  expect([inlineText, pooledText]).toEqual(["news\n", "news\n"]);
+  await waitUntil(() => server.stats().workersBusy === 0, "both workers back");
+  await app.stop();
+});
