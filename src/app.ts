@@ -319,11 +319,6 @@ export class App<Shared, Locals extends object = NoLocals> {
   /** Routes the request and runs its handler, or answers 404, 405 or 501. */
   #dispatch(ctx: AnyContext, exchange: Exchange): void | Promise<void> {
     const method = exchange.method;
-    // RFC 9110 §15.6.2: a method the server does not implement at all is a 501.
-    if (!knownMethods.has(method) && !this.#router.methods.has(method)) {
-      ctx.response.text(501, "Not Implemented\n");
-      return;
-    }
     const found = this.#router.find(method, exchange.path);
     if (found.kind === "found") {
       ctx.params = found.params;
@@ -334,6 +329,12 @@ export class App<Shared, Locals extends object = NoLocals> {
         );
       }
       return route.handler.call(route.instance, ctx);
+    }
+    // RFC 9110 §15.6.2: a method the server does not implement at all is a 501 (a route that
+    // uses the method was found above, so this check costs nothing on the served path).
+    if (!knownMethods.has(method) && !this.#router.methods.has(method)) {
+      ctx.response.text(501, "Not Implemented\n");
+      return;
     }
     if (found.kind === "methodNotAllowed") {
       ctx.response.header("Allow", found.entry.allow);
