@@ -14,6 +14,7 @@ export interface ParameterEntry {
 
 const ampersand = "&";
 const equalsSign = "=";
+const equalsCode = 0x3d;
 
 /**
  * Called before every read: a function, or an object whose `assertLive()` throws once the data
@@ -36,7 +37,9 @@ export type LivenessGuard = (() => void) | { assertLive(): void };
  * for (const { nameRaw, valueRaw } of query) console.log(nameRaw, valueRaw);
  */
 export class ParameterRecords implements Iterable<ParameterEntry> {
-  readonly #entries: readonly ParameterEntry[];
+  /** The entries, split on first need; `firstRaw` scans `#raw` in place until then. */
+  #parsed: readonly ParameterEntry[] | undefined;
+  readonly #raw: string;
   readonly #guard: LivenessGuard | undefined;
 
   /**
@@ -47,9 +50,15 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
    * @example
    * const records = new ParameterRecords([{ nameRaw: "a", valueRaw: "1" }]);
    */
-  constructor(entries: readonly ParameterEntry[], assertLive?: LivenessGuard) {
+  constructor(entries: readonly ParameterEntry[] | string, assertLive?: LivenessGuard) {
     // Read-only by type only: Object.freeze on a large array costs more than parsing it in Bun.
-    this.#entries = entries;
+    if (typeof entries === "string") {
+      this.#raw = entries;
+      this.#parsed = undefined;
+    } else {
+      this.#raw = "";
+      this.#parsed = entries;
+    }
     this.#guard = assertLive;
   }
 
@@ -63,29 +72,12 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
    * //  { nameRaw: "b", valueRaw: "x=y" }]
    */
   static parse(raw: string, assertLive?: LivenessGuard): ParameterRecords {
-    const entries: ParameterEntry[] = [];
-    // The next "=" at or after `start` (raw.length when none), kept across pieces so that a run
-    // of pieces without "=" ("a&b&c...") stays one linear scan.
-    let equals = -1;
-    let start = 0;
-    while (start < raw.length) {
-      let end = raw.indexOf(ampersand, start);
-      if (end < 0) end = raw.length;
-      // WHATWG URL §5.1 step 3: an empty sequence between `&`s (or at either end) is skipped.
-      if (end > start) {
-        if (equals < start) {
-          equals = raw.indexOf(equalsSign, start);
-          if (equals < 0) equals = raw.length;
-        }
-        entries.push(
-          equals < end
-            ? { nameRaw: raw.slice(start, equals), valueRaw: raw.slice(equals + 1, end) }
-            : { nameRaw: raw.slice(start, end), valueRaw: "" },
-        );
-      }
-      start = end + 1;
-    }
-    return new ParameterRecords(entries, assertLive);
+    return new ParameterRecords(raw, assertLive);
+  }
+
+  #entries(): readonly ParameterEntry[] {
+    this.#parsed ??= splitEntries(this.#raw);
+    return this.#parsed;
   }
 
   #checkLive(): void {
@@ -103,7 +95,7 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
    */
   get length(): number {
     this.#checkLive();
-    return this.#entries.length;
+    return this.#entries().length;
   }
 
   /**
@@ -114,7 +106,7 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
    */
   get entries(): readonly ParameterEntry[] {
     this.#checkLive();
-    return this.#entries;
+    return this.#entries();
   }
 
   /**
@@ -125,8 +117,12 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
    */
   firstRaw(name: string): ParameterEntry | undefined {
     this.#checkLive();
-    for (const entry of this.#entries) if (entry.nameRaw === name) return entry;
-    return undefined;
+    const parsed = this.#parsed;
+    if (parsed !== undefined) {
+      for (const entry of parsed) if (entry.nameRaw === name) return entry;
+      return undefined;
+    }
+    return firstInRaw(this.#raw, name);
   }
 
   /**
@@ -137,7 +133,7 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
    */
   allRaw(name: string): ParameterEntry[] {
     this.#checkLive();
-    return this.#entries.filter((entry) => entry.nameRaw === name);
+    return this.#entries().filter((entry) => entry.nameRaw === name);
   }
 
   /**
@@ -148,7 +144,7 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
    */
   [Symbol.iterator](): Iterator<ParameterEntry> {
     this.#checkLive();
-    const entries = this.#entries;
+    const entries = this.#entries();
     let index = 0;
     return {
       next: (): IteratorResult<ParameterEntry> => {
@@ -160,4 +156,51 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
       },
     };
   }
+}
+
+/** Splits raw text into entries (the algorithm `parse` documents). */
+function splitEntries(raw: string): ParameterEntry[] {
+  const entries: ParameterEntry[] = [];
+  // The next "=" at or after `start` (raw.length when none), kept across pieces so that a run
+  // of pieces without "=" ("a&b&c...") stays one linear scan.
+  let equals = -1;
+  let start = 0;
+  while (start < raw.length) {
+    let end = raw.indexOf(ampersand, start);
+    if (end < 0) end = raw.length;
+    // WHATWG URL §5.1 step 3: an empty sequence between `&`s (or at either end) is skipped.
+    if (end > start) {
+      if (equals < start) {
+        equals = raw.indexOf(equalsSign, start);
+        if (equals < 0) equals = raw.length;
+      }
+      entries.push(
+        equals < end
+          ? { nameRaw: raw.slice(start, equals), valueRaw: raw.slice(equals + 1, end) }
+          : { nameRaw: raw.slice(start, end), valueRaw: "" },
+      );
+    }
+    start = end + 1;
+  }
+  return entries;
+}
+
+/** The first entry named `name`, found without splitting the rest (same rules as `splitEntries`). */
+function firstInRaw(raw: string, name: string): ParameterEntry | undefined {
+  // A name holding "=" can never match: entries split at their first "=".
+  if (name.includes(equalsSign)) return undefined;
+  let start = 0;
+  while (start < raw.length) {
+    let end = raw.indexOf(ampersand, start);
+    if (end < 0) end = raw.length;
+    if (end > start && raw.startsWith(name, start)) {
+      const after = start + name.length;
+      if (after === end) return { nameRaw: name, valueRaw: "" };
+      if (after < end && raw.charCodeAt(after) === equalsCode) {
+        return { nameRaw: name, valueRaw: raw.slice(after + 1, end) };
+      }
+    }
+    start = end + 1;
+  }
+  return undefined;
 }

@@ -143,3 +143,28 @@ describe("liveness guard", () => {
     expect([...records]).toEqual([{ nameRaw: "a", valueRaw: "1" }]);
   });
 });
+
+test("firstRaw on unsplit text agrees with the split entries", () => {
+  const raws = [
+    "",
+    "a=1&a=2",
+    "ab=1&a=2",
+    "=x&a",
+    "a&a=1",
+    "x=1&&a=3=4&b",
+    "a=&a=1",
+    "files[]=a&files[]=b",
+  ];
+  const names = ["a", "", "ab", "b", "x", "files[]", "a=3", "zzz"];
+  for (const raw of raws) {
+    const split = ParameterRecords.parse(raw).entries;
+    for (const name of names) {
+      const expected = split.find((entry) => entry.nameRaw === name);
+      expect({ raw, name, entry: ParameterRecords.parse(raw).firstRaw(name) }).toEqual({
+        raw,
+        name,
+        entry: expected,
+      });
+    }
+  }
+});
