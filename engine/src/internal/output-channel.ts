@@ -1,8 +1,11 @@
 import type { StatsCounters } from "../stats.ts";
+import { writeTwoRanges } from "./vectored-write.ts";
 
 /** The part of a Bun socket the output channel uses. */
 export interface WritableSocket {
   write(data: Uint8Array, byteOffset: number, byteLength: number): number;
+  /** The socket's descriptor (Bun's TCP sockets have one, -1 once closed; in-memory ones none). */
+  readonly fd?: number;
 }
 
 /** `flushTo` wrote everything. */
@@ -64,6 +67,12 @@ export class OutputChannel {
 
   /** Writes as much as the socket takes. */
   flushTo(socket: WritableSocket, stats: StatsCounters): number {
+    if (this.end > this.start && this.segment !== null) {
+      const descriptor = socket.fd;
+      if (descriptor !== undefined && descriptor >= 0 && this.#writeBoth(descriptor, stats)) {
+        return outputDone;
+      }
+    }
     if (this.end > this.start) {
       const length = this.end - this.start;
       const written = socket.write(this.buffer, this.start, length);
@@ -92,5 +101,39 @@ export class OutputChannel {
       this.segmentBorrowed = false;
     }
     return outputDone;
+  }
+
+  /**
+   * Sends the batch and the segment with one vectored write; true when both went out whole. What
+   * the kernel did not take is left for `flushTo`'s ordinary writes, which arm `drain`.
+   */
+  #writeBoth(descriptor: number, stats: StatsCounters): boolean {
+    const segment = this.segment!;
+    const written = writeTwoRanges(
+      descriptor,
+      this.buffer,
+      this.start,
+      this.end,
+      segment,
+      this.segmentStart,
+      this.segmentEnd,
+    );
+    if (written <= 0) return false;
+    stats.bytesOut += written;
+    const batchLength = this.end - this.start;
+    if (written < batchLength) {
+      this.start += written;
+      return false;
+    }
+    this.start = 0;
+    this.end = 0;
+    const segmentWritten = written - batchLength;
+    if (this.segmentBorrowed) stats.bytesBorrowed += segmentWritten;
+    this.segmentStart += segmentWritten;
+    if (this.segmentStart < this.segmentEnd) return false;
+    this.segment = null;
+    this.segmentInStaging = false;
+    this.segmentBorrowed = false;
+    return true;
   }
 }
