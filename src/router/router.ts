@@ -41,6 +41,11 @@ export class Router<Handler> {
   readonly #byPath = new Map<string, RouteEntry<Handler>>();
   /** Every method some route implements. */
   readonly methods = new Set<string>();
+  // The last static match: keep-alive clients repeat their paths, and the engine hands the same
+  // string for a repeated path, so two identity checks replace two map lookups.
+  #lastMethod = "";
+  #lastPath = "";
+  #lastResult: RouteResult<Handler> | undefined;
 
   /** Registers `handler` for `method` on `path`; a second registration of the pair throws. */
   add(method: string, path: string, handler: Handler): void {
@@ -59,10 +64,14 @@ export class Router<Handler> {
     this.methods.add(method);
     entry.allow = allowValue(entry.handlers);
     entry.staticResults.clear();
+    this.#lastPath = "";
+    this.#lastResult = undefined;
   }
 
   /** Finds the handler for `method` on `path` (a raw, still-encoded path). */
   find(method: string, path: string): RouteResult<Handler> {
+    const last = this.#lastResult;
+    if (last !== undefined && path === this.#lastPath && method === this.#lastMethod) return last;
     const staticEntry = this.#static.get(path);
     if (staticEntry !== undefined) {
       let result = staticEntry.staticResults.get(method);
@@ -70,6 +79,11 @@ export class Router<Handler> {
         result = pick(staticEntry, method, emptyParams);
         // Only methods some route knows are kept, so the map stays as small as the route table.
         if (result.kind === "found") staticEntry.staticResults.set(method, result);
+      }
+      if (result.kind === "found") {
+        this.#lastMethod = method;
+        this.#lastPath = path;
+        this.#lastResult = result;
       }
       return result;
     }
