@@ -15,7 +15,7 @@ import type { Middleware, NoLocals, RequestOutcome } from "./middleware.ts";
 import { RequestView, type RequestViewLimits } from "./request-view.ts";
 import { ResponseDraft } from "./response-draft.ts";
 import type { PathParams } from "./router/path-params.ts";
-import { endpointMethods, Router } from "./router/router.ts";
+import { endpointMethods, type RouteResult, Router } from "./router/router.ts";
 
 /** The App's limits: the engine's and those of the request views. */
 export interface AppLimits extends Limits, RequestViewLimits {}
@@ -274,7 +274,9 @@ export class App<Shared, Locals extends object = NoLocals> {
         (error: unknown) => this.#failed(ctx, exchange, error),
       );
     }
-    this.#finish(ctx, exchange, this.#finalize(response, exchange));
+    const outcome = this.#finalize(response, exchange);
+    if (ctx.enteredMiddleware > 0) this.#cleanup(ctx, outcome, exchange);
+    request.end();
   }
 
   /** Runs the cleanups, then ends the request views. */
@@ -299,9 +301,19 @@ export class App<Shared, Locals extends object = NoLocals> {
       }
       if (result === "stop") return this.#after(ctx, index);
     }
-    const result = this.#dispatch(ctx, exchange);
+    // The common case, a found route with a plain handler, is dispatched here without another
+    // call: this path runs for every request.
+    const found = this.#router.find(exchange.method, exchange.path);
+    let result: void | Promise<void>;
+    if (found.kind === "found" && found.handler.continuation === undefined) {
+      ctx.params = found.params;
+      const route = found.handler;
+      result = route.handler.call(route.instance, ctx);
+    } else {
+      result = this.#dispatch(ctx, exchange, found);
+    }
     if (result instanceof Promise) return result.then(() => this.#after(ctx, chain.length - 1));
-    return this.#after(ctx, chain.length - 1);
+    if (chain.length > 0) return this.#after(ctx, chain.length - 1);
   }
 
   #after(ctx: AnyContext, from: number): void | Promise<void> {
@@ -316,10 +328,9 @@ export class App<Shared, Locals extends object = NoLocals> {
     }
   }
 
-  /** Routes the request and runs its handler, or answers 404, 405 or 501. */
-  #dispatch(ctx: AnyContext, exchange: Exchange): void | Promise<void> {
+  /** Runs a continuation, or answers 404, 405 or 501. */
+  #dispatch(ctx: AnyContext, exchange: Exchange, found: RouteResult<Route>): void | Promise<void> {
     const method = exchange.method;
-    const found = this.#router.find(method, exchange.path);
     if (found.kind === "found") {
       ctx.params = found.params;
       const route = found.handler;
@@ -371,11 +382,12 @@ export class App<Shared, Locals extends object = NoLocals> {
   }
 
   #cleanup(ctx: AnyContext, outcome: RequestOutcome, exchange: Exchange): void {
-    const effective = outcome !== "aborted" && exchange.aborted ? "aborted" : outcome;
     const chain = this.#middleware;
+    let effective: RequestOutcome | undefined;
     for (let index = ctx.enteredMiddleware - 1; index >= 0; index--) {
       const cleanup = chain[index]!.cleanup;
       if (cleanup === undefined) continue;
+      effective ??= outcome !== "aborted" && exchange.aborted ? "aborted" : outcome;
       try {
         cleanup(ctx, effective);
       } catch {
