@@ -274,9 +274,7 @@ export class App<Shared, Locals extends object = NoLocals> {
         (error: unknown) => this.#failed(ctx, exchange, error),
       );
     }
-    const outcome = this.#finalize(response, exchange);
-    if (ctx.enteredMiddleware > 0) this.#cleanup(ctx, outcome, exchange);
-    request.end();
+    this.#finish(ctx, exchange, this.#finalize(response, exchange));
   }
 
   /** Runs the cleanups, then ends the request views. */
@@ -313,7 +311,7 @@ export class App<Shared, Locals extends object = NoLocals> {
       result = this.#dispatch(ctx, exchange, found);
     }
     if (result instanceof Promise) return result.then(() => this.#after(ctx, chain.length - 1));
-    if (chain.length > 0) return this.#after(ctx, chain.length - 1);
+    return this.#after(ctx, chain.length - 1);
   }
 
   #after(ctx: AnyContext, from: number): void | Promise<void> {

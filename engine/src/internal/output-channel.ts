@@ -4,7 +4,10 @@ import { writeTwoRanges } from "./vectored-write.ts";
 /** The part of a Bun socket the output channel uses. */
 export interface WritableSocket {
   write(data: Uint8Array, byteOffset: number, byteLength: number): number;
-  /** The socket's descriptor (Bun's TCP sockets have one, -1 once closed; in-memory ones none). */
+  /**
+   * The descriptor, for vectored writes: Bun's TCP sockets have it at run time (-1 once closed;
+   * the 1.4.4 typings omit it), the in-memory socket has none.
+   */
   readonly fd?: number;
 }
 
@@ -51,9 +54,7 @@ export class OutputChannel {
   discard(): void {
     this.start = 0;
     this.end = 0;
-    this.segment = null;
-    this.segmentInStaging = false;
-    this.segmentBorrowed = false;
+    this.#dropSegment();
   }
 
   /** Queues `bytes[from, to)` to be written in place after the batch buffer. */
@@ -96,9 +97,7 @@ export class OutputChannel {
         this.segmentStart += written;
         return outputBlocked;
       }
-      this.segment = null;
-      this.segmentInStaging = false;
-      this.segmentBorrowed = false;
+      this.#dropSegment();
     }
     return outputDone;
   }
@@ -131,9 +130,13 @@ export class OutputChannel {
     if (this.segmentBorrowed) stats.bytesBorrowed += segmentWritten;
     this.segmentStart += segmentWritten;
     if (this.segmentStart < this.segmentEnd) return false;
+    this.#dropSegment();
+    return true;
+  }
+
+  #dropSegment(): void {
     this.segment = null;
     this.segmentInStaging = false;
     this.segmentBorrowed = false;
-    return true;
   }
 }
