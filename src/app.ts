@@ -94,8 +94,11 @@ export class App<Shared, Locals extends object = NoLocals> {
   /** The limits in force. */
   readonly limits: AppLimits;
   readonly #router = new Router<Route>();
-  // biome-ignore lint/suspicious/noExplicitAny: middleware of every type share one chain.
-  readonly #middleware: Middleware<any, any, any>[] = [];
+  readonly #middleware: ChainLink[] = [];
+  /** Whether any middleware has an `after` hook: without one, that walk is skipped. */
+  #hasAfter = false;
+  /** Whether any middleware has a `cleanup` hook: without one, that walk is skipped. */
+  #hasCleanup = false;
   #errorMapper: ErrorMapper<Shared> | undefined;
   #engine: Engine | undefined;
   #listening = false;
@@ -180,7 +183,12 @@ export class App<Shared, Locals extends object = NoLocals> {
     middleware: Middleware<Adds, Locals, Shared>,
   ): App<Shared, Locals & Adds> {
     this.#assertNotStarted();
-    this.#middleware.push(middleware);
+    // Every link has the same three fields, so reading an absent hook is a plain load, and the
+    // hooks are read once here: changing the object later does not change the chain.
+    const { before, after, cleanup } = middleware as AnyMiddleware;
+    this.#middleware.push({ before, after, cleanup });
+    if (after !== undefined) this.#hasAfter = true;
+    if (cleanup !== undefined) this.#hasCleanup = true;
     return this as unknown as App<Shared, Locals & Adds>;
   }
 
@@ -315,6 +323,7 @@ export class App<Shared, Locals extends object = NoLocals> {
   }
 
   #after(ctx: AnyContext, from: number): void | Promise<void> {
+    if (!this.#hasAfter) return;
     const chain = this.#middleware;
     for (let index = from; index >= 0; index--) {
       const after = chain[index]!.after;
@@ -380,6 +389,7 @@ export class App<Shared, Locals extends object = NoLocals> {
   }
 
   #cleanup(ctx: AnyContext, outcome: RequestOutcome, exchange: Exchange): void {
+    if (!this.#hasCleanup) return;
     const chain = this.#middleware;
     let effective: RequestOutcome | undefined;
     for (let index = ctx.enteredMiddleware - 1; index >= 0; index--) {
@@ -396,5 +406,11 @@ export class App<Shared, Locals extends object = NoLocals> {
 }
 
 type AnyContext = Context<unknown, Readonly<Record<string, string>>, object>;
+
+/** One middleware as the chain runs it: its hooks, each present or undefined. */
+type ChainLink = { readonly [Hook in "before" | "after" | "cleanup"]: AnyMiddleware[Hook] };
+
+// biome-ignore lint/suspicious/noExplicitAny: middleware of every type share one chain.
+type AnyMiddleware = Middleware<any, any, any>;
 
 const noParams: Readonly<Record<string, string>> = Object.freeze({});

@@ -44,6 +44,27 @@ test("before in order, after in reverse, cleanup always; once per request", asyn
   await app.stop();
 });
 
+test("middleware with only one kind of hook each; hooks are read when use() is called", async () => {
+  const log: string[] = [];
+  const afterOnly = { after: () => void log.push("after") };
+  const cleanupOnly = {
+    cleanup: (_ctx: unknown, outcome: RequestOutcome) => void log.push(outcome),
+  };
+  const app = new App({ shared: {} })
+    .use(middleware({ before: () => void log.push("before") }))
+    .use(afterOnly)
+    .use(cleanupOnly);
+  // Added after use(): the chain keeps the hooks it was given.
+  Object.assign(afterOnly, { before: () => void log.push("late before") });
+  app.route("GET", "/", (ctx) => {
+    log.push("handler");
+    ctx.response.text(200, "ok");
+  });
+  expect((await app.request("/")).status).toBe(200);
+  expect(log).toEqual(["before", "handler", "after", "success"]);
+  await app.stop();
+});
+
 test("a before hook may answer and stop the chain", async () => {
   const log: string[] = [];
   const guard = middleware({
