@@ -17,6 +17,8 @@ export class ResponseDraft {
   readonly #exchange: Exchange;
   #contentType: string | undefined;
   #stream: Stream | undefined;
+  /** Status still 200 and no body drafted: the first body needs no reset of either. */
+  #pristine = true;
 
   /** @internal Made by the App for each request. */
   constructor(exchange: Exchange) {
@@ -36,6 +38,7 @@ export class ResponseDraft {
   /** Sets the status without touching the body. */
   setStatus(status: number): void {
     this.#exchange.setStatus(status);
+    this.#pristine = false;
   }
 
   /**
@@ -86,6 +89,7 @@ export class ResponseDraft {
   print(format: string, ...values: unknown[]): void {
     this.#contentType ??= "text/plain; charset=utf-8";
     this.#exchange.writeText(formatText(format, values));
+    this.#pristine = false;
   }
 
   /** A redirect (300-308) to `location`, with an empty body. */
@@ -94,6 +98,7 @@ export class ResponseDraft {
     validateRedirect(status, location);
     this.#exchange.clearBody();
     this.#exchange.setStatus(status);
+    this.#pristine = false;
     this.#exchange.setHeader("Location", location);
     this.#contentType = undefined;
   }
@@ -128,6 +133,7 @@ export class ResponseDraft {
     if (this.#stream !== undefined) throw new TypeError("corral: the response is already a stream");
     validateContentType(contentType);
     this.#exchange.setStatus(status);
+    this.#pristine = false;
     const engineStream = this.#exchange.stream();
     this.#exchange.setHeader("Content-Type", contentType);
     this.#contentType = undefined;
@@ -151,6 +157,7 @@ export class ResponseDraft {
   /** @internal Forgets the drafted type (the draft is being discarded). */
   discard(): void {
     this.#contentType = undefined;
+    this.#pristine = true;
   }
 
   #assertNotStreaming(operation: string): void {
@@ -167,8 +174,14 @@ export class ResponseDraft {
 
   #replaceBody(status: number, contentType: string, validate = false): void {
     if (validate) validateContentType(contentType);
-    this.#exchange.setStatus(status);
-    this.#exchange.clearBody();
+    if (this.#pristine) {
+      // The common case, one body per response: nothing to clear, and 200 is already the status.
+      if (status !== 200) this.#exchange.setStatus(status);
+    } else {
+      this.#exchange.setStatus(status);
+      this.#exchange.clearBody();
+    }
+    this.#pristine = false;
     this.#contentType = contentType;
   }
 }

@@ -57,6 +57,41 @@ test("text, bytes, json, print, header and redirect put exact bytes on the wire"
   await app.stop();
 });
 
+test("a body replaces whatever was drafted before it: status, staged text or a borrowed body", async () => {
+  const app = new App({ shared: {} });
+  const borrowed = new Uint8Array(300).fill(0x62);
+  app.route("GET", "/status-then-text", (ctx) => {
+    ctx.response.setStatus(404);
+    ctx.response.text(200, "a");
+  });
+  app.route("GET", "/text-then-text", (ctx) => {
+    ctx.response.text(201, "first");
+    ctx.response.text(200, "b");
+  });
+  app.route("GET", "/print-then-json", (ctx) => {
+    ctx.response.print("junk");
+    ctx.response.json(200, 1);
+  });
+  app.route("GET", "/borrow-then-bytes", (ctx) => {
+    ctx.response.borrowBody(202, "application/octet-stream", borrowed);
+    ctx.response.bytes(200, "application/octet-stream", new Uint8Array([1]));
+  });
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  const paths = ["/status-then-text", "/text-then-text", "/print-then-json", "/borrow-then-bytes"];
+  client.send(paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: h\r\n\r\n`).join(""));
+  const responses = await client.responses(paths.length);
+  expect(
+    responses.map((response) => [response.status, Buffer.from(response.body).toString("latin1")]),
+  ).toEqual([
+    [200, "a"],
+    [200, "b"],
+    [200, "1"],
+    [200, "\x01"],
+  ]);
+  await app.stop();
+});
+
 test("setCookie writes validated Set-Cookie lines; invalid ones throw TypeError; cookies are read", async () => {
   const app = new App({ shared: {} });
   const errors: string[] = [];
