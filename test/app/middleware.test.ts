@@ -65,6 +65,62 @@ test("middleware with only one kind of hook each; hooks are read when use() is c
   await app.stop();
 });
 
+test("asynchronous hooks and handlers keep the order, the stop and the error rules", async () => {
+  const log: string[] = [];
+  const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
+  const outer = middleware({
+    async before(ctx) {
+      await tick();
+      log.push("outer before");
+      if (ctx.request.path === "/stop") {
+        ctx.response.text(429, "slow down");
+        return "stop";
+      }
+    },
+    async after() {
+      await tick();
+      log.push("outer after");
+    },
+    cleanup: (_ctx, outcome: RequestOutcome) => void log.push(`outer cleanup ${outcome}`),
+  });
+  const app = new App({ shared: {} }).use(outer).use(tracing("inner", log));
+  app.route("GET", "/", async (ctx) => {
+    await tick();
+    log.push("handler");
+    ctx.response.text(200, "ok");
+  });
+  app.route("GET", "/fail", async () => {
+    await tick();
+    throw new HttpError(418, "teapot");
+  });
+  const ok = await app.request("/");
+  expect([ok.status, await ok.text(), log.splice(0)]).toEqual([
+    200,
+    "ok",
+    [
+      "outer before",
+      "inner before",
+      "handler",
+      "inner after",
+      "outer after",
+      "inner cleanup success",
+      "outer cleanup success",
+    ],
+  ]);
+  const stopped = await app.request("/stop");
+  expect([stopped.status, await stopped.text(), log.splice(0)]).toEqual([
+    429,
+    "slow down",
+    ["outer before", "outer after", "outer cleanup success"],
+  ]);
+  const failed = await app.request("/fail");
+  expect([failed.status, log.splice(0)]).toEqual([
+    418,
+    ["outer before", "inner before", "inner cleanup error", "outer cleanup error"],
+  ]);
+  await app.stop();
+});
+
 test("a before hook may answer and stop the chain", async () => {
   const log: string[] = [];
   const guard = middleware({
