@@ -18,6 +18,8 @@ export interface RunResult {
   readonly scenario: Scenario["id"];
   readonly server: ServerKind;
   readonly serverLabel: string;
+  /** Which repeat of the scenario this run belongs to (0 for a single run). */
+  readonly repeat: number;
   readonly requests: number;
   readonly durationSeconds: number;
   readonly requestsPerSecond: number;
@@ -45,6 +47,8 @@ export interface RunPlan {
   readonly server: ScenarioServer;
   readonly durationSeconds: number;
   readonly warmupSeconds: number;
+  /** Which repeat of the scenario this is (0 for a single run). */
+  readonly repeat: number;
   readonly pinning: Pinning;
   readonly ticksPerSecond: number;
   readonly repoRoot: string;
@@ -93,6 +97,7 @@ export async function measureRun(plan: RunPlan): Promise<RunResult> {
       scenario: scenario.id,
       server: subject.kind,
       serverLabel: subject.label,
+      repeat: plan.repeat,
       requests: wrk.requests,
       durationSeconds: wrk.durationSeconds,
       requestsPerSecond: wrk.requestsPerSecond,

@@ -19,7 +19,11 @@ const columns: readonly Column[] = [
 ];
 
 /** The results table: each scenario with its servers, then its ratio rows. */
-export function formatTable(scenarios: readonly Scenario[], runs: readonly RunResult[]): string {
+export function formatTable(
+  scenarios: readonly Scenario[],
+  runs: readonly RunResult[],
+  allRuns: readonly RunResult[],
+): string {
   const rows: string[][] = [["scenario", "server", ...columns.map((column) => column.title)]];
   for (const scenario of scenarios) {
     let first = true;
@@ -39,7 +43,7 @@ export function formatTable(scenarios: readonly Scenario[], runs: readonly RunRe
         "",
         row.label,
         ...columns.map((column) =>
-          formatRatio(ratio(runs, scenario.id, column.metric, row.numerator, row.denominator)),
+          formatRatio(ratio(allRuns, scenario.id, column.metric, row.numerator, row.denominator)),
         ),
       ]);
     }

@@ -64,6 +64,7 @@ async function main(): Promise<number> {
             server,
             durationSeconds: options.durationSeconds,
             warmupSeconds: options.warmupSeconds,
+            repeat,
           }),
         );
       }
@@ -86,6 +87,7 @@ async function main(): Promise<number> {
       server: rssCheckScenario.servers.find((server) => server.kind === "corral-engine")!,
       durationSeconds: options.rssCheckSeconds,
       warmupSeconds: 0,
+      repeat: 0,
     });
     rssCheck = rssCheckFrom(rssRun, options.rssCheckSeconds);
   }
@@ -110,7 +112,8 @@ async function main(): Promise<number> {
   if (summaries.length > 0) {
     console.log(
       `\nmedians of ${options.repeats} run(s) of ${options.durationSeconds} s ` +
-        `(CPU and RSS are the server process's):\n${formatTable(wrkScenarios, summaries)}\n`,
+        `(CPU and RSS are the server process's; a ratio row is the median of the ratios within ` +
+        `each repeat):\n${formatTable(wrkScenarios, summaries, allRuns)}\n`,
     );
   }
   for (const warning of formatWarnings(wrkScenarios, allRuns)) console.log(`warning: ${warning}`);
@@ -127,7 +130,7 @@ async function main(): Promise<number> {
     options,
     pinning,
     summaries,
-    ratios: ratioTable(wrkScenarios, summaries),
+    ratios: ratioTable(wrkScenarios, allRuns),
     allRuns,
     rssRun,
     rssCheck,
@@ -146,11 +149,11 @@ function rotate<T>(items: readonly T[], by: number): T[] {
 }
 
 /** Every ratio row of the table as numbers, for latest.json. */
-function ratioTable(chosen: typeof scenarios, summaries: readonly RunSummary[]) {
+function ratioTable(chosen: typeof scenarios, allRuns: readonly RunResult[]) {
   return chosen.flatMap((scenario) =>
     scenario.ratios.map((row) => {
       const of = (metric: Parameters<typeof ratio>[2]) =>
-        ratio(summaries, scenario.id, metric, row.numerator, row.denominator);
+        ratio(allRuns, scenario.id, metric, row.numerator, row.denominator);
       return {
         scenario: scenario.id,
         ratio: row.label,
