@@ -1,5 +1,5 @@
 import { latin1String, latin1StringReusing } from "./internal/ascii.ts";
-import type { Connection } from "./internal/connection.ts";
+import type { ExchangeHost } from "./internal/exchange-host.ts";
 import type { WorkerSlot } from "./internal/worker-table.ts";
 import { ClientGoneError, StaleExchangeError } from "./response-errors.ts";
 import { ResponseStream } from "./response-stream.ts";
@@ -18,7 +18,7 @@ import { ResponseStream } from "./response-stream.ts";
  * } });
  */
 export class Exchange {
-  readonly #connection: Connection;
+  readonly #connection: ExchangeHost;
   readonly #generation: number;
   #controller: AbortController | null = null;
   #abortReason: Error | null = null;
@@ -29,7 +29,7 @@ export class Exchange {
   detached = false;
 
   /** @internal Made by the engine for each request. */
-  constructor(connection: Connection, generation: number) {
+  constructor(connection: ExchangeHost, generation: number) {
     this.#connection = connection;
     this.#generation = generation;
   }
@@ -231,9 +231,10 @@ export class Exchange {
 
   // ---- response -----------------------------------------------------------------------------
 
-  /** Sets the status (200-599). */
+  /** Sets the status (200-599); a stream's status is final once it started (204 and 304: never). */
   setStatus(status: number): void {
     this.assertLive("response");
+    if (this.#stream !== null) this.#connection.stream.checkStatus(status);
     this.#connection.draft.setStatus(status);
   }
 

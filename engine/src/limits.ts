@@ -21,6 +21,11 @@ export interface Limits {
   readonly workers: number;
   /** Requests waiting for a free worker; one more is answered 503 with `Retry-After`. */
   readonly maxQueuedRequests: number;
+  /**
+   * Percent of the workers that connections with blocked output (clients not reading) may hold
+   * while other requests wait for a worker; past it the connection stalled longest is closed.
+   */
+  readonly blockedOutputWorkersPercent: number;
   /** Seconds sent in `Retry-After` when the wait queue is full. */
   readonly retryAfterSeconds: number;
   /** Bytes of response body a worker can stage (copied output); more is a `ResponseLimitError`. */
@@ -68,6 +73,7 @@ export const defaultLimits: Limits = Object.freeze({
   maxTrailerBytes: 4 * kibibyte,
   workers: 64,
   maxQueuedRequests: 1024,
+  blockedOutputWorkersPercent: 25,
   retryAfterSeconds: 1,
   stagingBytes: 64 * kibibyte,
   maxResponseHeaderBytes: 8 * kibibyte,
@@ -96,6 +102,7 @@ const minimums: { readonly [K in keyof Limits]: number } = {
   maxTrailerBytes: 0,
   workers: 1,
   maxQueuedRequests: 0,
+  blockedOutputWorkersPercent: 0,
   retryAfterSeconds: 0,
   stagingBytes: 64,
   maxResponseHeaderBytes: 64,
@@ -133,6 +140,9 @@ export function resolveLimits(overrides: Partial<Limits> = {}): Limits {
     throw new RangeError(
       `corral: limit connectionOutputBytes must be at least maxResponseHeaderBytes + ${engineHeaderReserveBytes}`,
     );
+  }
+  if (limits.blockedOutputWorkersPercent > 100) {
+    throw new RangeError("corral: limit blockedOutputWorkersPercent must not exceed 100");
   }
   if (limits.stagingBytes > limits.maxResponseBytes) {
     throw new RangeError("corral: limit stagingBytes must not exceed maxResponseBytes");

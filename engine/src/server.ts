@@ -1,4 +1,5 @@
 import type { Socket, TCPSocketListener } from "bun";
+import { BlockedOutputRule } from "./internal/blocked-output.ts";
 import { Connection } from "./internal/connection.ts";
 import type { EngineContext, Handler } from "./internal/engine-context.ts";
 import type { EngineSocket } from "./internal/engine-socket.ts";
@@ -113,6 +114,8 @@ export function createEngine(options: EngineOptions): Engine {
   const requestQueue = new SlotQueue(limits.maxConnections);
   const reacquireQueue = new SlotQueue(limits.maxConnections);
   const freeSlots = new FreeList(limits.maxConnections);
+  // Connections waiting for a request, the one idle longest first: reclaimed when slots run out.
+  const idleConnections = new SlotQueue(limits.maxConnections);
   const connections: Connection[] = [];
   let onAllClosed: (() => void) | null = null;
   let listener: TCPSocketListener<number> | null = null;
@@ -165,6 +168,19 @@ export function createEngine(options: EngineOptions): Engine {
       stats.connectionsOpen--;
       if (stats.connectionsOpen === 0) onAllClosed?.();
     },
+    connectionIdle(slot) {
+      idleConnections.push(slot);
+    },
+    connectionBusy(slot) {
+      idleConnections.remove(slot);
+    },
+    blockedOutput: new BlockedOutputRule(limits, stats),
+    reclaimBlockedWorker() {
+      const slot = context.blockedOutput.connectionToClose(
+        requestQueue.length + reacquireQueue.length,
+      );
+      if (slot >= 0) connections[slot]!.closeStalled();
+    },
   };
 
   const headArena = new Uint8Array(limits.maxConnections * limits.maxHeaderBytes);
@@ -184,8 +200,24 @@ export function createEngine(options: EngineOptions): Engine {
   }
   const serverFull = cannedServerFullResponse(limits);
 
+  /**
+   * Closes the connection idle longest to make room (RFC 9112 §9.5 lets a server close an idle
+   * connection at any time); false when every connection is in the middle of a request.
+   */
+  function reclaimIdleConnection(): boolean {
+    while (idleConnections.length > 0) {
+      const connection = connections[idleConnections.shift()]!;
+      if (!connection.idle) continue;
+      stats.idleConnectionsReclaimed++;
+      connection.close();
+      return true;
+    }
+    return false;
+  }
+
   /** Gives a socket a slot; false when none is free (the caller answers the canned 503). */
   function accept(socket: EngineSocket): boolean {
+    if (!context.stopping && freeSlots.available === 0) reclaimIdleConnection();
     const slot = context.stopping ? -1 : freeSlots.take();
     if (slot < 0) {
       stats.connectionsRejected++;
@@ -210,6 +242,7 @@ export function createEngine(options: EngineOptions): Engine {
       for (const connection of connections) {
         if (connection.socket !== null) connection.checkDeadlines(now);
       }
+      context.reclaimBlockedWorker();
     }, limits.sweepIntervalMs);
   }
 

@@ -19,6 +19,14 @@ export interface EngineStats {
   readonly peakWorkersBusy: number;
   /** Requests waiting for a worker now. */
   readonly queuedRequests: number;
+  /** Connections whose output is blocked now: the client is not reading what was sent. */
+  readonly blockedConnections: number;
+  /** Workers held now by connections whose output is blocked (a staged body, a stream flush). */
+  readonly workersHeldByBlockedOutput: number;
+  /** Connections closed because blocked output held more than its share of the workers. */
+  readonly blockedOutputCloses: number;
+  /** Idle connections closed to admit a new one when every slot was taken. */
+  readonly idleConnectionsReclaimed: number;
   /** Requests whose head was parsed completely. */
   readonly requests: number;
   /** Responses sent, by status class. */
@@ -54,6 +62,10 @@ export class StatsCounters {
   workersBusy = 0;
   peakWorkersBusy = 0;
   queuedRequests = 0;
+  blockedConnections = 0;
+  workersHeldByBlockedOutput = 0;
+  blockedOutputCloses = 0;
+  idleConnectionsReclaimed = 0;
   requests = 0;
   readonly responses = new Float64Array(6);
   bytesIn = 0;
@@ -93,6 +105,10 @@ export class StatsCounters {
       workersBusy: this.workersBusy,
       peakWorkersBusy: this.peakWorkersBusy,
       queuedRequests: this.queuedRequests,
+      blockedConnections: this.blockedConnections,
+      workersHeldByBlockedOutput: this.workersHeldByBlockedOutput,
+      blockedOutputCloses: this.blockedOutputCloses,
+      idleConnectionsReclaimed: this.idleConnectionsReclaimed,
       requests: this.requests,
       responses: {
         "1xx": responses[1]!,

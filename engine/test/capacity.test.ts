@@ -2,25 +2,29 @@ import { expect, test } from "bun:test";
 import { RawClient } from "./support/raw-client.ts";
 import { startServer, waitUntil } from "./support/test-server.ts";
 
-const request = "GET / HTTP/1.1\r\nHost: h\r\n\r\n";
-
-test("with maxConnections 4 the fifth connection gets the canned 503 and the four are still served", async () => {
+test("with maxConnections 4 busy connections the fifth gets the canned 503 and the four are still served", async () => {
   await using server = startServer(
     (exchange) => {
       exchange.writeText("ok");
     },
     { maxConnections: 4 },
   );
+  // Each of the four is in the middle of a request head, so none is idle and none is reclaimed.
   const clients: RawClient[] = [];
-  for (let index = 0; index < 4; index++) clients.push(await RawClient.connect(server.port));
+  for (let index = 0; index < 4; index++) {
+    const client = await RawClient.connect(server.port);
+    client.send("GET / HTTP/1.1\r\n");
+    clients.push(client);
+  }
   await waitUntil(() => server.stats().connectionsOpen === 4, "four open connections");
+  await waitUntil(() => server.stats().bytesIn === 4 * 16, "four heads begun");
   using fifth = await RawClient.connect(server.port);
   const rejected = await fifth.response();
   await fifth.waitForClose();
   expect(rejected.statusLine).toBe("HTTP/1.1 503 Service Unavailable");
   expect(rejected.header("retry-after")).toBe("1");
   expect(rejected.header("connection")).toBe("close");
-  for (const client of clients) client.send(request);
+  for (const client of clients) client.send("Host: h\r\n\r\n");
   const statuses = await Promise.all(
     clients.map(async (client) => (await client.response()).status),
   );

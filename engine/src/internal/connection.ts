@@ -1,18 +1,19 @@
 import { type EngineErrorName, errorNameOf } from "../errors.ts";
 import { Exchange } from "../exchange.ts";
+import type { Limits } from "../limits.ts";
 import { engineHeaderReserveBytes } from "../limits.ts";
-import { ChunkedBodyDecoder, chunkedComplete, chunkedIncomplete } from "../parser/chunked-body.ts";
 import { ParsedHead } from "../parser/parsed-head.ts";
-import { headComplete, headIncomplete, parseRequestHead } from "../parser/request-head.ts";
 import { ClientGoneError } from "../response-errors.ts";
-import type { DeadlineKind } from "../stats.ts";
-import { asciiBytes, copyBytes } from "./ascii.ts";
+import type { DeadlineKind, StatsCounters } from "../stats.ts";
+import { asciiBytes } from "./ascii.ts";
 import type { EngineContext } from "./engine-context.ts";
 import type { EngineSocket } from "./engine-socket.ts";
 import { errorResponseMaxBytes } from "./error-responses.ts";
+import type { ExchangeHost } from "./exchange-host.ts";
 import { OutputChannel, outputBlocked, outputClosed } from "./output-channel.ts";
+import { inputComplete, inputIncomplete, RequestInput } from "./request-input.ts";
 import { ResponseDraft } from "./response-draft.ts";
-import { StreamFraming } from "./stream-framing.ts";
+import { StreamFraming, type StreamHost } from "./stream-framing.ts";
 import type { WorkerSlot } from "./worker-table.ts";
 
 const stateReadingHead = 0;
@@ -23,54 +24,45 @@ const stateClosing = 4;
 const stateClosed = 5;
 
 const continueLine = asciiBytes("HTTP/1.1 100 Continue\r\n\r\n");
-const emptyBody = new Uint8Array(0);
 /** How long a connection closed after an error keeps reading (and dropping) what the client sends. */
 const lingerMs = 1000;
 
 /**
  * One connection slot: the request state machine from head to response, over a socket that is
- * attached while the slot is in use. Every buffer it uses was reserved at startup; one `pump`
- * drives input, dispatch and output so that each input chunk is answered with one write.
+ * attached while the slot is in use. The input side (`RequestInput`) parses what arrives, the
+ * output side (`OutputChannel`) holds and writes what goes out, and this class decides between
+ * them: one `pump` runs publish, input, dispatch and output so that each input chunk is answered
+ * with one write. Every buffer it uses was reserved at startup.
  */
-export class Connection {
+export class Connection implements ExchangeHost, StreamHost {
   readonly slot: number;
   readonly context: EngineContext;
+  readonly limits: Limits;
+  readonly stats: StatsCounters;
   socket: EngineSocket | null = null;
-  /** Advances whenever a request ends or the socket changes: stale exchanges compare it. */
   generation = 0;
   state = stateClosed;
   readonly head: ParsedHead;
+  readonly input: RequestInput;
   readonly output: OutputChannel;
   readonly draft: ResponseDraft;
   readonly stream: StreamFraming;
   exchange: Exchange | null = null;
-  body: Uint8Array = emptyBody;
   isHeadRequest = false;
-  /** The last path and query strings made for this connection, reused when they repeat. */
   lastPath = "";
   lastQuery = "";
   deadlineAt = Number.POSITIVE_INFINITY;
   deadlineKind: DeadlineKind | "linger" = "idle";
 
-  readonly #headBuffer: Uint8Array;
-  #headBuffered = false;
-  #headBufferLength = 0;
-  #headStarted = false;
-  #input: Uint8Array | null = null;
-  #inputStart = 0;
-  #inputEnd = 0;
+  /** Output room a request needs before it is dispatched: its whole response head always fits. */
+  readonly #dispatchRoom: number;
   #paused = false;
-  #bodyChunked = false;
-  #bodyLength = 0;
-  #bodyReceived = 0;
-  readonly #chunked = new ChunkedBodyDecoder();
   #handlerRunning = false;
-  #publishWaiting = false;
   #closeAfterOutput = false;
   #pendingError: EngineErrorName | null = null;
   #lingerAfterOutput = false;
-  #writeBlocked = false;
-  #lastWriteProgressAt = 0;
+  /** Whether this connection is listed by the blocked-output rule as holding a worker. */
+  #holdingWhileBlocked = false;
   #pumping = false;
   #pumpAgain = false;
   #grantedWorker: WorkerSlot | null = null;
@@ -81,12 +73,25 @@ export class Connection {
   constructor(slot: number, context: EngineContext, headBuffer: Uint8Array, output: Uint8Array) {
     this.slot = slot;
     this.context = context;
-    this.#headBuffer = headBuffer;
+    this.limits = context.limits;
+    this.stats = context.stats;
     this.head = new ParsedHead(context.limits.maxHeaderCount);
+    this.input = new RequestInput(headBuffer);
     this.output = new OutputChannel(output);
     this.draft = new ResponseDraft(context.limits, context.stats);
     this.stream = new StreamFraming(this);
+    this.#dispatchRoom = context.limits.maxResponseHeaderBytes + engineHeaderReserveBytes;
     this.runGrant = () => this.#runGrant();
+  }
+
+  /** The request body, once read (a view of a socket chunk or of the worker's body storage). */
+  get body(): Uint8Array {
+    return this.input.body;
+  }
+
+  /** The cached Date header line. */
+  get dateLine(): Uint8Array {
+    return this.context.date.bytes;
   }
 
   /** Attaches a newly accepted socket. */
@@ -97,37 +102,34 @@ export class Connection {
     this.#closeAfterOutput = false;
     this.#pendingError = null;
     this.#lingerAfterOutput = false;
-    this.#writeBlocked = false;
     this.#paused = false;
-    this.#headStarted = false;
-    this.#input = null;
+    this.input.discard();
     this.output.discard();
     // The first request of a connection gets the header deadline, later ones the idle timeout.
-    this.#setDeadline("idle", this.context.limits.headerDeadlineMs);
+    this.#setDeadline("idle", this.limits.headerDeadlineMs);
+    this.context.connectionIdle(this.slot);
+  }
+
+  /** Whether the connection waits for a request and owes nothing: it may be closed for room. */
+  get idle(): boolean {
+    return (
+      this.socket !== null &&
+      this.state === stateReadingHead &&
+      !this.input.headStarted &&
+      !this.input.pending &&
+      !this.output.pending &&
+      this.#pendingError === null &&
+      !this.#closeAfterOutput
+    );
   }
 
   // ---- events -------------------------------------------------------------------------------
 
   /** A chunk arrived from the socket. */
   onData(chunk: Uint8Array): void {
-    this.context.stats.bytesIn += chunk.length;
+    this.stats.bytesIn += chunk.length;
     if (this.state === stateClosing || this.state === stateClosed) return;
-    if (this.#input === null || this.#inputStart >= this.#inputEnd) {
-      this.#input = chunk;
-      this.#inputStart = 0;
-      this.#inputEnd = chunk.length;
-    } else {
-      // A second chunk while the first is still unconsumed (a request is in progress): keep
-      // both, and stop reading until they are used, so at most two chunks are ever held.
-      const rest = this.#inputEnd - this.#inputStart;
-      const joined = new Uint8Array(rest + chunk.length);
-      joined.set(this.#input.subarray(this.#inputStart, this.#inputEnd), 0);
-      joined.set(chunk, rest);
-      this.#input = joined;
-      this.#inputStart = 0;
-      this.#inputEnd = joined.length;
-      this.#pause();
-    }
+    this.input.receive(chunk);
     this.pump();
   }
 
@@ -176,9 +178,10 @@ export class Connection {
 
   /** On stop: closes the connection now when it is between requests. */
   closeIfIdle(): void {
-    if (this.socket === null) return;
     // Others close after their current response, which carries `Connection: close`.
-    if (this.state === stateReadingHead && !this.#headStarted && !this.output.pending) this.close();
+    if (this.socket !== null && this.state === stateReadingHead && !this.input.headStarted) {
+      if (!this.output.pending) this.close();
+    }
   }
 
   /** Aborts the connection at once (RST), for stalled writers and forced stops. */
@@ -190,9 +193,16 @@ export class Connection {
     if (this.socket !== null) this.onClose();
   }
 
+  /** Closed by the blocked-output rule: the client stopped reading and others need the worker. */
+  closeStalled(): void {
+    this.stats.blockedOutputCloses++;
+    this.#abortExchange(new ClientGoneError("the client stopped reading"));
+    this.terminate();
+  }
+
   // ---- the driver ---------------------------------------------------------------------------
 
-  /** Runs everything that can run now: pending publish, stream frames, input, output. */
+  /** Runs everything that can run now: an error answer, stream frames, input, output. */
   pump(): void {
     if (this.#pumping) {
       this.#pumpAgain = true;
@@ -206,10 +216,6 @@ export class Connection {
         if (this.#pendingError !== null && this.output.room >= errorResponseMaxBytes) {
           this.#appendError(this.#pendingError);
           this.#pendingError = null;
-        }
-        if (this.#publishWaiting && this.output.room >= this.#headRoomNeeded()) {
-          this.#publishWaiting = false;
-          this.#publish();
         }
         if (!this.output.pending) this.stream.composePending();
         this.#consumeInput();
@@ -228,15 +234,22 @@ export class Connection {
     } finally {
       this.#pumping = false;
     }
-    if (this.#paused && this.socket !== null && this.#readyForInput()) this.#resume();
+    this.#adjustReading();
   }
 
-  #readyForInput(): boolean {
+  /**
+   * Reads only what can be used: bytes that wait (a pipelined request behind a response, or
+   * behind blocked output) pause the socket, so a connection holds at most one unconsumed chunk.
+   */
+  #adjustReading(): void {
+    if (this.socket === null) return;
     const state = this.state;
-    return (
-      (state === stateReadingHead || state === stateReadingBody) &&
-      (this.#input === null || this.#inputStart >= this.#inputEnd)
-    );
+    if (this.input.pending || state === stateWaitingWorker) {
+      this.#pause();
+    } else if (state === stateReadingHead || state === stateReadingBody) {
+      this.#resume();
+      if (this.idle) this.context.connectionIdle(this.slot);
+    }
   }
 
   #requestInProgress(): boolean {
@@ -245,24 +258,38 @@ export class Connection {
 
   /** Writes pending output; returns true when all of it went out. */
   #writeOutput(): boolean {
-    const socket = this.socket!;
-    const stats = this.context.stats;
-    const before = stats.bytesOut;
-    const result = this.output.flushTo(socket, stats);
+    const output = this.output;
+    const wasBlocked = output.blocked;
+    const progressAt = output.lastProgressAt;
+    const result = output.writeTo(this.socket!, this.stats, this.context.now);
     if (result === outputClosed) {
       this.onClose();
       return false;
     }
-    if (stats.bytesOut > before || !this.#writeBlocked)
-      this.#lastWriteProgressAt = this.context.now;
+    if (output.blocked !== wasBlocked) this.stats.blockedConnections += output.blocked ? 1 : -1;
     if (result === outputBlocked) {
-      this.#writeBlocked = true;
+      this.#syncBlockedHold(output.lastProgressAt !== progressAt);
       return false;
     }
-    this.#writeBlocked = false;
     this.#outputDone();
+    this.#syncBlockedHold(false);
     this.#pumpAgain = true;
     return true;
+  }
+
+  /**
+   * Tells the blocked-output rule whether this connection holds a worker while its output is
+   * blocked; a new holder may push blocked holders past their share (see blocked-output.ts).
+   */
+  #syncBlockedHold(progressed: boolean): void {
+    const holding = this.output.blocked && this.draft.worker !== null && this.socket !== null;
+    if (holding === this.#holdingWhileBlocked) {
+      if (holding && progressed) this.context.blockedOutput.progressed(this.slot);
+      return;
+    }
+    this.#holdingWhileBlocked = holding;
+    this.context.blockedOutput.setHolding(this.slot, holding);
+    if (holding) this.context.reclaimBlockedWorker();
   }
 
   #outputDone(): void {
@@ -273,8 +300,8 @@ export class Connection {
       this.context.giveWorker(worker);
     }
     this.stream.outputDone();
-    if (this.state === stateReadingHead && !this.#headStarted) {
-      this.#setDeadline("idle", this.context.limits.idleTimeoutMs);
+    if (this.state === stateReadingHead && !this.input.headStarted) {
+      this.#setDeadline("idle", this.limits.idleTimeoutMs);
     }
   }
 
@@ -287,7 +314,7 @@ export class Connection {
     // moment, so that a client still uploading reads the answer instead of a reset.
     this.#lingerAfterOutput = false;
     this.state = stateClosing;
-    this.#input = null;
+    this.input.discard();
     this.#resume();
     this.socket?.shutdown();
     this.#setDeadline("linger", lingerMs);
@@ -296,10 +323,13 @@ export class Connection {
   // ---- input --------------------------------------------------------------------------------
 
   #consumeInput(): void {
-    while (this.socket !== null && !this.#writeBlocked && this.output.segment === null) {
+    const output = this.output;
+    // Rule 1 of blocked-output.ts: nothing new is dispatched while earlier output is blocked or
+    // while the output lacks room for a whole response head (it is written first).
+    while (this.socket !== null && !output.blocked && output.segment === null) {
       if (this.#closeAfterOutput) return;
       if (this.state === stateReadingHead) {
-        if (!this.#readHead()) return;
+        if (output.room < this.#dispatchRoom || !this.#readHead()) return;
       } else if (this.state === stateReadingBody) {
         if (!this.#readBody()) return;
       } else {
@@ -309,78 +339,48 @@ export class Connection {
   }
 
   #readHead(): boolean {
-    const input = this.#input;
-    if (input === null || this.#inputStart >= this.#inputEnd) return false;
-    const head = this.head;
-    const limits = this.context.limits;
-    if (!this.#headStarted) {
-      head.reset(input, this.#inputStart);
-      this.#headStarted = true;
-      this.#headBuffered = false;
-      this.#setDeadline("header", limits.headerDeadlineMs);
+    const input = this.input;
+    if (!input.pending) return false;
+    if (!input.headStarted) {
+      this.context.connectionBusy(this.slot);
+      this.#setDeadline("header", this.limits.headerDeadlineMs);
     }
-    let result: number;
-    if (!this.#headBuffered) {
-      result = parseRequestHead(head, this.#inputEnd, limits);
-      if (result === headIncomplete) {
-        // The head continues in a later chunk: keep what came so far in this slot's head buffer.
-        const length = this.#inputEnd - head.base;
-        this.#headBuffer.set(input.subarray(head.base, this.#inputEnd), 0);
-        this.#headBufferLength = length;
-        head.buffer = this.#headBuffer;
-        head.base = 0;
-        this.#headBuffered = true;
-        this.#inputStart = this.#inputEnd;
-        return false;
-      }
-      if (result === headComplete) this.#inputStart = head.base + head.headEnd;
-    } else {
-      const previous = this.#headBufferLength;
-      const copy = Math.min(this.#inputEnd - this.#inputStart, this.#headBuffer.length - previous);
-      this.#headBuffer.set(input.subarray(this.#inputStart, this.#inputStart + copy), previous);
-      this.#headBufferLength = previous + copy;
-      result = parseRequestHead(head, this.#headBufferLength, limits);
-      if (result === headIncomplete) {
-        this.#inputStart += copy;
-        return false;
-      }
-      if (result === headComplete) this.#inputStart += head.headEnd - previous;
-    }
-    if (result !== headComplete) {
+    const result = input.readHead(this.head, this.limits);
+    if (result === inputIncomplete) return false;
+    if (result !== inputComplete) {
       this.fail(errorNameOf(result));
       return false;
     }
-    this.#headStarted = false;
-    this.context.stats.requests++;
-    return this.#headParsed();
-  }
-
-  #headParsed(): boolean {
-    const head = this.head;
-    const method = head.base + head.methodStart;
-    this.isHeadRequest =
-      head.methodEnd - head.methodStart === 4 &&
-      head.buffer[method] === 0x48 &&
-      head.buffer[method + 1] === 0x45 &&
-      head.buffer[method + 2] === 0x41 &&
-      head.buffer[method + 3] === 0x44;
-    this.#bodyChunked = head.chunked;
-    this.#bodyLength = Math.max(head.contentLength, 0);
-    this.#bodyReceived = 0;
-    this.body = emptyBody;
+    this.stats.requests++;
+    this.isHeadRequest = this.#methodIsHead();
+    input.expectBody(this.head);
     const worker = this.context.takeWorker();
-    if (worker === undefined) {
-      if (!this.context.enqueueRequest(this.slot)) {
-        this.fail("queueFull");
-        return false;
-      }
-      this.state = stateWaitingWorker;
-      this.#setDeadline("request", this.context.limits.requestDeadlineMs);
-      this.#pause();
+    if (worker !== undefined) {
+      this.#beginBody(worker);
+      return true;
+    }
+    if (!this.context.enqueueRequest(this.slot)) {
+      this.fail("queueFull");
       return false;
     }
-    this.#beginBody(worker);
-    return true;
+    this.state = stateWaitingWorker;
+    this.#setDeadline("request", this.limits.requestDeadlineMs);
+    this.context.reclaimBlockedWorker();
+    return false;
+  }
+
+  /** Whether the head parsed so far is a HEAD request (its answers carry no content). */
+  #methodIsHead(): boolean {
+    const head = this.head;
+    if (!head.requestLineDone || head.methodEnd - head.methodStart !== 4) return false;
+    const buffer = head.buffer;
+    const method = head.base + head.methodStart;
+    return (
+      buffer[method] === 0x48 &&
+      buffer[method + 1] === 0x45 &&
+      buffer[method + 2] === 0x41 &&
+      buffer[method + 3] === 0x44
+    );
   }
 
   /** The queue handed this connection a worker; runs from a microtask to keep stacks flat. */
@@ -418,59 +418,22 @@ export class Connection {
     this.draft.worker = worker;
     this.stream.reset();
     this.state = stateReadingBody;
-    this.#setDeadline("body", this.context.limits.bodyDeadlineMs);
-    const expectsBody = this.#bodyChunked || this.#bodyLength > 0;
+    this.#setDeadline("body", this.limits.bodyDeadlineMs);
     // RFC 9110 §10.1.1: 100-continue only once the request is accepted, and only when the
-    // client is still waiting (no body bytes have come yet).
-    if (
-      this.head.expectContinue &&
-      expectsBody &&
-      (this.#input === null || this.#inputStart >= this.#inputEnd)
-    ) {
-      this.output.buffer.set(continueLine, this.output.end);
-      this.output.end += continueLine.length;
-      this.context.stats.countResponse(100);
+    // client is still waiting (no body bytes have come yet). The dispatch room covers the line.
+    if (this.head.expectContinue && this.input.expectsBody && !this.input.pending) {
+      this.output.append(continueLine);
+      this.stats.countResponse(100);
     }
-    if (this.#bodyChunked) this.#chunked.reset();
   }
 
   #readBody(): boolean {
-    const input = this.#input;
-    const available = input === null ? 0 : this.#inputEnd - this.#inputStart;
-    const worker = this.draft.worker!;
-    if (this.#bodyChunked) {
-      if (input === null || available === 0) return false;
-      const result = this.#chunked.decode(
-        input,
-        this.#inputStart,
-        this.#inputEnd,
-        worker.body,
-        this.context.limits,
-      );
-      this.#inputStart += this.#chunked.consumed;
-      if (result === chunkedIncomplete) return false;
-      if (result !== chunkedComplete) {
-        this.fail(errorNameOf(result));
-        return false;
-      }
-      this.body = worker.body.subarray(0, this.#chunked.decodedLength);
-      return this.#dispatch();
+    const result = this.input.readBody(this.draft.worker!.body, this.limits);
+    if (result === inputIncomplete) return false;
+    if (result !== inputComplete) {
+      this.fail(errorNameOf(result));
+      return false;
     }
-    const length = this.#bodyLength;
-    if (length === 0) return this.#dispatch();
-    if (input === null || available === 0) return false;
-    if (this.#bodyReceived === 0 && available >= length) {
-      // The whole body is in one socket chunk, which Bun never reuses: borrow it.
-      this.body = input.subarray(this.#inputStart, this.#inputStart + length);
-      this.#inputStart += length;
-      return this.#dispatch();
-    }
-    const take = Math.min(available, length - this.#bodyReceived);
-    worker.body.set(input.subarray(this.#inputStart, this.#inputStart + take), this.#bodyReceived);
-    this.#bodyReceived += take;
-    this.#inputStart += take;
-    if (this.#bodyReceived < length) return false;
-    this.body = worker.body.subarray(0, length);
     return this.#dispatch();
   }
 
@@ -479,7 +442,7 @@ export class Connection {
   #dispatch(): boolean {
     this.state = stateHandling;
     this.#handlerRunning = true;
-    this.#setDeadline("request", this.context.limits.requestDeadlineMs);
+    this.#setDeadline("request", this.limits.requestDeadlineMs);
     const exchange = new Exchange(this, this.generation);
     this.exchange = exchange;
     let result: void | Promise<void>;
@@ -501,7 +464,7 @@ export class Connection {
   }
 
   #handlerSettled(exchange: Exchange, _error: unknown, failed: boolean): void {
-    if (failed) this.context.stats.handlerFailures++;
+    if (failed) this.stats.handlerFailures++;
     if (exchange !== this.exchange) {
       // The request ended without this handler (disconnect, deadline): its worker was left to
       // it until now.
@@ -532,12 +495,17 @@ export class Connection {
 
   /** Publishes the draft (the handler returned, or a detached exchange asked for it). */
   publish(): void {
-    this.#publish();
+    // The room for the head was there at dispatch, and nothing else of this connection has
+    // been appended since: the head always fits.
+    this.output.appendResponse(
+      this.draft,
+      this.context.date.bytes,
+      this.connectionDisposition(),
+      this.isHeadRequest,
+    );
+    this.stats.countResponse(this.draft.status);
+    this.requestDone();
     this.pump();
-  }
-
-  #headRoomNeeded(): number {
-    return this.draft.headerLength + engineHeaderReserveBytes;
   }
 
   /** The Connection header a response carries, and whether the connection closes after it. */
@@ -554,40 +522,6 @@ export class Connection {
     return this.head.versionMinor === 0 ? "keep-alive" : "default";
   }
 
-  #publish(): void {
-    const output = this.output;
-    if (output.room < this.#headRoomNeeded()) {
-      this.#publishWaiting = true;
-      return;
-    }
-    const draft = this.draft;
-    const disposition = this.connectionDisposition();
-    output.end = draft.writeHead(
-      output.buffer,
-      output.end,
-      this.context.date.bytes,
-      "length",
-      disposition,
-    );
-    const bodyLength = draft.bodyForbidden || this.isHeadRequest ? 0 : draft.bodyLength;
-    if (bodyLength > 0) {
-      if (draft.hasBorrowed) {
-        output.setSegment(draft.borrowed, 0, bodyLength, false, true);
-      } else {
-        const start = draft.stagingStart;
-        const staging = draft.worker!.staging;
-        if (bodyLength <= output.room) {
-          copyBytes(staging, start, start + bodyLength, output.buffer, output.end);
-          output.end += bodyLength;
-        } else {
-          output.setSegment(staging, start, start + bodyLength, true, false);
-        }
-      }
-    }
-    this.context.stats.countResponse(draft.status);
-    this.requestDone();
-  }
-
   /** The response is fully handed to the output: the next request may start. */
   requestDone(): void {
     this.exchange = null;
@@ -598,9 +532,10 @@ export class Connection {
     if (worker !== null && !this.output.segmentInStaging) {
       this.draft.worker = null;
       this.context.giveWorker(worker);
+      this.#syncBlockedHold(false);
     }
     if (this.state === stateReadingHead) {
-      this.#setDeadline("idle", this.context.limits.idleTimeoutMs);
+      this.#setDeadline("idle", this.limits.idleTimeoutMs);
     }
   }
 
@@ -615,6 +550,7 @@ export class Connection {
     }
     this.draft.worker = null;
     this.context.giveWorker(worker);
+    this.#syncBlockedHold(false);
   }
 
   /** Takes a worker again; resolves when one is free, rejects when the client goes first. */
@@ -642,7 +578,7 @@ export class Connection {
 
   /** Answers an engine error and closes the connection once it is written. */
   fail(name: EngineErrorName): void {
-    this.context.stats.countError(name);
+    this.stats.countError(name);
     this.context.leaveQueues(this.slot);
     this.#abortExchange(new ClientGoneError(`the request failed: ${name}`));
     this.#releaseWorkerUnlessHandlerRuns();
@@ -650,22 +586,17 @@ export class Connection {
     this.#closeAfterOutput = true;
     this.#lingerAfterOutput = true;
     this.state = stateClosing;
-    this.#input = null;
+    this.input.discard();
     this.#pendingError = name;
     this.deadlineKind = "linger";
-    this.deadlineAt = this.context.now + this.context.limits.writeStallMs;
+    this.deadlineAt = this.context.now + this.limits.writeStallMs;
     this.pump();
   }
 
   #appendError(name: EngineErrorName): void {
     const row = this.context.errorResponses[name];
-    const output = this.output;
-    const date = this.context.date.bytes;
-    output.buffer.set(row.prefix, output.end);
-    output.buffer.set(date, output.end + row.prefix.length);
-    output.buffer.set(row.suffix, output.end + row.prefix.length + date.length);
-    output.end += row.prefix.length + date.length + row.suffix.length;
-    this.context.stats.countResponse(row.status);
+    this.output.appendError(row, this.context.date.bytes, this.#methodIsHead());
+    this.stats.countResponse(row.status);
   }
 
   #setDeadline(kind: DeadlineKind | "linger", afterMs: number): void {
@@ -676,8 +607,9 @@ export class Connection {
   /** Called by the sweep: enforces the deadline of the current state and the write stall. */
   checkDeadlines(now: number): void {
     if (this.socket === null) return;
-    const stats = this.context.stats;
-    if (this.#writeBlocked && now - this.#lastWriteProgressAt >= this.context.limits.writeStallMs) {
+    const stats = this.stats;
+    const output = this.output;
+    if (output.blocked && now - output.lastProgressAt >= this.limits.writeStallMs) {
       stats.deadlineCloses.writeStall++;
       this.#abortExchange(new ClientGoneError("the client stopped reading"));
       this.terminate();
@@ -689,7 +621,7 @@ export class Connection {
       this.close();
       return;
     }
-    if (kind === "idle" && (this.#headStarted || this.output.pending)) return;
+    if (kind === "idle" && (this.input.headStarted || output.pending)) return;
     stats.deadlineCloses[kind]++;
     switch (kind) {
       case "idle":
@@ -717,7 +649,7 @@ export class Connection {
 
   /** Starts the stream deadline (the request deadline no longer applies). */
   streamStarted(): void {
-    this.#setDeadline("stream", this.context.limits.streamDeadlineMs);
+    this.#setDeadline("stream", this.limits.streamDeadlineMs);
   }
 
   #abortExchange(reason: Error): void {
@@ -740,7 +672,6 @@ export class Connection {
     this.exchange = null;
     this.generation++;
     this.#handlerRunning = false;
-    this.#publishWaiting = false;
     this.stream.reset();
   }
 
@@ -757,13 +688,17 @@ export class Connection {
 
   #releaseAll(): void {
     this.context.leaveQueues(this.slot);
+    this.context.connectionBusy(this.slot);
+    if (this.output.blocked) this.stats.blockedConnections--;
+    if (this.#holdingWhileBlocked) {
+      this.#holdingWhileBlocked = false;
+      this.context.blockedOutput.setHolding(this.slot, false);
+    }
     this.#releaseWorkerUnlessHandlerRuns();
     this.exchange = null;
     this.#handlerRunning = false;
-    this.#publishWaiting = false;
     this.#pendingError = null;
-    this.#input = null;
-    this.#headStarted = false;
+    this.input.discard();
     this.output.discard();
     this.stream.reset();
     this.deadlineAt = Number.POSITIVE_INFINITY;

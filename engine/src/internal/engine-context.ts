@@ -2,6 +2,7 @@ import type { EngineErrorName } from "../errors.ts";
 import type { Exchange } from "../exchange.ts";
 import type { Limits } from "../limits.ts";
 import type { StatsCounters } from "../stats.ts";
+import type { BlockedOutputRule } from "./blocked-output.ts";
 import type { ErrorResponse } from "./error-responses.ts";
 import type { CachedDateHeader } from "./http-date.ts";
 import type { WorkerSlot } from "./worker-table.ts";
@@ -32,4 +33,12 @@ export interface EngineContext {
   giveWorker(worker: WorkerSlot): void;
   /** A connection slot became free. */
   connectionClosed(slot: number): void;
+  /** The connection in `slot` waits for a request and owes nothing (reclaimable when full). */
+  connectionIdle(slot: number): void;
+  /** The connection in `slot` started a request (or closed): it is not idle. */
+  connectionBusy(slot: number): void;
+  /** Which connections hold workers while their output is blocked. */
+  readonly blockedOutput: BlockedOutputRule;
+  /** Closes the connection stalled longest when blocked output holds more than its share. */
+  reclaimBlockedWorker(): void;
 }

@@ -8,6 +8,8 @@ export interface ErrorResponse {
   readonly status: number;
   readonly prefix: Uint8Array;
   readonly suffix: Uint8Array;
+  /** The same header lines without the body, for an answer to HEAD. */
+  readonly suffixWithoutBody: Uint8Array;
 }
 
 /** Bytes an error answer may take in the output buffer, Date line included. */
@@ -20,15 +22,18 @@ export function buildErrorResponses(limits: Limits): Record<EngineErrorName, Err
     const { status, message } = engineErrors[name];
     const body = `${message}\n`;
     const retryAfter = status === 503 ? `Retry-After: ${limits.retryAfterSeconds}\r\n` : "";
-    const suffix = asciiBytes(
+    const headerLines =
       "Content-Type: text/plain; charset=utf-8\r\n" +
-        `Content-Length: ${body.length}\r\n` +
-        "Connection: close\r\n" +
-        retryAfter +
-        "\r\n" +
-        body,
-    );
-    table[name] = { status, prefix: statusLine(status), suffix };
+      `Content-Length: ${body.length}\r\n` +
+      "Connection: close\r\n" +
+      retryAfter +
+      "\r\n";
+    table[name] = {
+      status,
+      prefix: statusLine(status),
+      suffix: asciiBytes(headerLines + body),
+      suffixWithoutBody: asciiBytes(headerLines),
+    };
   }
   return table;
 }

@@ -17,6 +17,11 @@ export class FreeList {
     return this.capacity - this.#count;
   }
 
+  /** Slots free now. */
+  get available(): number {
+    return this.#count;
+  }
+
   /** Takes a free slot, or -1 when none is left. */
   take(): number {
     if (this.#count === 0) return -1;

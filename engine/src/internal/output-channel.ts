@@ -1,4 +1,7 @@
 import type { StatsCounters } from "../stats.ts";
+import { copyBytes } from "./ascii.ts";
+import type { ErrorResponse } from "./error-responses.ts";
+import type { ResponseDraft } from "./response-draft.ts";
 import { writeTwoRanges } from "./vectored-write.ts";
 
 /** The part of a Bun socket the output channel uses. */
@@ -19,10 +22,11 @@ export const outputBlocked = 0;
 export const outputClosed = -1;
 
 /**
- * A connection's unsent output: a fixed batch buffer where response heads and small bodies are
- * collected (so one input chunk gets one `write`), followed by at most one segment written in
+ * The output side of a connection: a fixed batch buffer where response heads and small bodies
+ * are collected (so one input chunk gets one `write`), followed by at most one segment written in
  * place from memory the engine does not copy (worker staging or a borrowed body). Partial writes
- * continue from an offset on `drain`; nothing is ever copied to make room.
+ * continue from an offset on `drain`; nothing is ever copied to make room. While the socket takes
+ * nothing more the output is `blocked`: see blocked-output.ts for what that may cost others.
  */
 export class OutputChannel {
   readonly buffer: Uint8Array;
@@ -35,6 +39,10 @@ export class OutputChannel {
   segmentInStaging = false;
   /** Whether the segment's bytes count as borrowed payload in the stats. */
   segmentBorrowed = false;
+  /** Whether the last write was short: the client is not reading fast enough (or at all). */
+  blocked = false;
+  /** When a write last made progress (or the output last became pending), for `writeStallMs`. */
+  lastProgressAt = 0;
 
   constructor(buffer: Uint8Array) {
     this.buffer = buffer;
@@ -54,7 +62,62 @@ export class OutputChannel {
   discard(): void {
     this.start = 0;
     this.end = 0;
+    this.blocked = false;
     this.#dropSegment();
+  }
+
+  /** Appends bytes to the batch; the caller checked `room`. */
+  append(bytes: Uint8Array): void {
+    this.buffer.set(bytes, this.end);
+    this.end += bytes.length;
+  }
+
+  /**
+   * Appends a published response: its head, then its body copied into the batch when it fits,
+   * else queued as the segment (a borrowed body, or staging the worker keeps until it is sent).
+   * The caller checked that `room` holds the head (the connection reserves it before dispatch).
+   */
+  appendResponse(
+    draft: ResponseDraft,
+    date: Uint8Array,
+    connection: "close" | "keep-alive" | "default",
+    omitBody: boolean,
+  ): void {
+    this.end = draft.writeHead(this.buffer, this.end, date, "length", connection);
+    const bodyLength = omitBody || draft.bodyForbidden ? 0 : draft.bodyLength;
+    if (bodyLength === 0) return;
+    if (draft.hasBorrowed) {
+      this.setSegment(draft.borrowed, 0, bodyLength, false, true);
+      return;
+    }
+    const start = draft.stagingStart;
+    const staging = draft.worker!.staging;
+    if (bodyLength <= this.room) {
+      copyBytes(staging, start, start + bodyLength, this.buffer, this.end);
+      this.end += bodyLength;
+    } else {
+      this.setSegment(staging, start, start + bodyLength, true, false);
+    }
+  }
+
+  /** Appends a pre-encoded engine error answer (RFC 9110 §9.3.2: to HEAD, its head only). */
+  appendError(row: ErrorResponse, date: Uint8Array, omitBody: boolean): void {
+    this.append(row.prefix);
+    this.append(date);
+    this.append(omitBody ? row.suffixWithoutBody : row.suffix);
+  }
+
+  /**
+   * Writes what the socket takes and keeps `blocked` and `lastProgressAt` up to date. Returns
+   * `outputDone`, `outputBlocked` or `outputClosed`.
+   */
+  writeTo(socket: WritableSocket, stats: StatsCounters, now: number): number {
+    const before = stats.bytesOut;
+    const result = this.flushTo(socket, stats);
+    if (result === outputClosed) return result;
+    if (stats.bytesOut > before || !this.blocked) this.lastProgressAt = now;
+    this.blocked = result === outputBlocked;
+    return result;
   }
 
   /** Queues `bytes[from, to)` to be written in place after the batch buffer. */

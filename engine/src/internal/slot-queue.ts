@@ -33,6 +33,11 @@ export class SlotQueue {
     this.length++;
   }
 
+  /** The first slot without taking it, or -1 when empty. */
+  get first(): number {
+    return this.#head;
+  }
+
   /** Takes the first slot, or -1 when empty. */
   shift(): number {
     const slot = this.#head;

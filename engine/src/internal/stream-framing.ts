@@ -1,9 +1,34 @@
+import type { Limits } from "../limits.ts";
+import type { ParsedHead } from "../parser/parsed-head.ts";
 import { ClientGoneError, ResponseLimitError } from "../response-errors.ts";
+import type { StatsCounters } from "../stats.ts";
 import { asciiBytes, hexLength, writeHex } from "./ascii.ts";
-import type { Connection } from "./connection.ts";
+import type { OutputChannel } from "./output-channel.ts";
+import type { ResponseDraft } from "./response-draft.ts";
 import { streamFramePrefixBytes } from "./worker-table.ts";
 
 const lastChunk = asciiBytes("0\r\n\r\n");
+
+/** What a stream uses of its connection. */
+export interface StreamHost {
+  readonly head: ParsedHead;
+  readonly draft: ResponseDraft;
+  readonly output: OutputChannel;
+  readonly isHeadRequest: boolean;
+  readonly limits: Limits;
+  readonly stats: StatsCounters;
+  /** The cached Date header line. */
+  readonly dateLine: Uint8Array;
+  /** The Connection header this response carries (and whether the connection closes after it). */
+  connectionDisposition(): "close" | "keep-alive" | "default";
+  /** The stream's last bytes are written: the request is over. */
+  requestDone(): void;
+  /** The stream started: its deadline replaces the request deadline. */
+  streamStarted(): void;
+  /** Runs the connection (composes and writes what is due). */
+  pump(): void;
+  close(): void;
+}
 
 /**
  * The streamed response of a connection: data staged in the worker's staging is framed in place
@@ -11,7 +36,7 @@ const lastChunk = asciiBytes("0\r\n\r\n");
  * segment, so a flush is one write and copies nothing. HTTP/1.0 gets a close-delimited body.
  */
 export class StreamFraming {
-  readonly #connection: Connection;
+  readonly #connection: StreamHost;
   started = false;
   headSent = false;
   finished = false;
@@ -25,7 +50,7 @@ export class StreamFraming {
   #reject: ((error: Error) => void) | null = null;
   #failure: Error | null = null;
 
-  constructor(connection: Connection) {
+  constructor(connection: StreamHost) {
     this.#connection = connection;
   }
 
@@ -53,6 +78,7 @@ export class StreamFraming {
     if (connection.draft.hasBorrowed) {
       throw new TypeError("corral: a response with a borrowed body cannot also be streamed");
     }
+    this.checkStatus(connection.draft.status);
     this.started = true;
     this.#chunked = connection.head.versionMinor >= 1;
     // RFC 9112 §6.3: an HTTP/1.0 client reads a body of unknown length until the connection closes.
@@ -60,6 +86,19 @@ export class StreamFraming {
     // Anything staged before stream() is the first part of the stream.
     this.#streamedBytes = connection.draft.stagedLength;
     connection.streamStarted();
+  }
+
+  /**
+   * Throws unless a stream may have `status`: RFC 9110 §15.3.5 and §15.4.5 give 204 and 304 no
+   * content (so no transfer coding either), and the status line is final after the first flush.
+   */
+  checkStatus(status: number): void {
+    if (status === 204 || status === 304) {
+      throw new TypeError(`corral: a ${status} response has no content and cannot be streamed`);
+    }
+    if (this.headSent && status !== this.#connection.draft.status) {
+      throw new TypeError("corral: the status cannot change after the first flush of a stream");
+    }
   }
 
   /** Copies as much of `bytes` as staging has room for; returns how many bytes were taken. */
@@ -138,12 +177,12 @@ export class StreamFraming {
       output.end = draft.writeHead(
         output.buffer,
         output.end,
-        connection.context.date.bytes,
+        connection.dateLine,
         framing,
         disposition,
       );
       this.headSent = true;
-      connection.context.stats.countResponse(draft.status);
+      connection.stats.countResponse(draft.status);
     }
     const length = connection.isHeadRequest ? 0 : draft.stagedLength;
     if (connection.isHeadRequest) draft.stagedLength = 0;
@@ -221,7 +260,7 @@ export class StreamFraming {
   }
 
   #checkTotal(adding: number): void {
-    const limit = this.#connection.context.limits.maxResponseBytes;
+    const limit = this.#connection.limits.maxResponseBytes;
     if (this.#streamedBytes + adding > limit) {
       throw new ResponseLimitError(
         "maxResponseBytes",

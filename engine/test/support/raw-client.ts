@@ -123,6 +123,21 @@ export class RawClient {
     }
   }
 
+  /** Stops reading: the kernel buffers fill and the server's writes block (a hostile reader). */
+  stopReading(): void {
+    this.#socket.pause();
+  }
+
+  /** Reads again after `stopReading()`. */
+  resumeReading(): void {
+    this.#socket.resume();
+  }
+
+  /** Sends `data` in the background without awaiting it (a client that keeps pushing). */
+  push(data: Uint8Array): void {
+    this.sendAll(data).catch(() => {});
+  }
+
   /** Half-closes (sends FIN). */
   end(): void {
     this.#socket.end();

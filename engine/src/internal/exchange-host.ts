@@ -1,0 +1,25 @@
+import type { ParsedHead } from "../parser/parsed-head.ts";
+import type { ResponseDraft } from "./response-draft.ts";
+import type { StreamFraming } from "./stream-framing.ts";
+
+/**
+ * What an `Exchange` reads and calls on its connection. The connection implements it; the
+ * exchange depends only on this, so the request's view of the engine points one way.
+ */
+export interface ExchangeHost {
+  /** Advances whenever a request ends: an exchange with another generation is stale. */
+  readonly generation: number;
+  readonly head: ParsedHead;
+  readonly draft: ResponseDraft;
+  readonly stream: StreamFraming;
+  /** The request body, once read. */
+  readonly body: Uint8Array;
+  /** Whether the exchange's handler is still running. */
+  readonly handlerRunning: boolean;
+  /** The last path and query strings made, reused when a later request repeats them. */
+  lastPath: string;
+  lastQuery: string;
+  publish(): void;
+  releaseWorker(): void;
+  acquireWorker(): Promise<void>;
+}

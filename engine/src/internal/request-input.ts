@@ -1,0 +1,166 @@
+import type { Limits } from "../limits.ts";
+import { ChunkedBodyDecoder, chunkedComplete, chunkedIncomplete } from "../parser/chunked-body.ts";
+import type { ParsedHead } from "../parser/parsed-head.ts";
+import { headComplete, headIncomplete, parseRequestHead } from "../parser/request-head.ts";
+
+/** `readHead` / `readBody` need more bytes. */
+export const inputIncomplete = 0;
+/** `readHead` parsed a whole head, or `readBody` has the whole body in `body`. */
+export const inputComplete = 1;
+// Any other result is an engine error code (see errors.ts): the parsers' codes pass through.
+
+const emptyBody = new Uint8Array(0);
+
+/**
+ * The input side of a connection: the socket chunk being consumed, the slot's head buffer for a
+ * head split across chunks, and the framing of the current request body. It parses; it never
+ * writes, dispatches or decides what happens next.
+ */
+export class RequestInput {
+  /** The current request's body once `readBody` completed: a view of a socket chunk or storage. */
+  body: Uint8Array = emptyBody;
+  /** Whether a head has begun arriving (its header deadline runs). */
+  headStarted = false;
+  readonly #headBuffer: Uint8Array;
+  #headBuffered = false;
+  #headBufferLength = 0;
+  #chunk: Uint8Array | null = null;
+  #start = 0;
+  #end = 0;
+  #bodyChunked = false;
+  #bodyLength = 0;
+  #bodyReceived = 0;
+  readonly #chunked = new ChunkedBodyDecoder();
+
+  constructor(headBuffer: Uint8Array) {
+    this.#headBuffer = headBuffer;
+  }
+
+  /** Forgets everything (a new socket, or a connection that stops reading). */
+  discard(): void {
+    this.#chunk = null;
+    this.headStarted = false;
+    this.body = emptyBody;
+  }
+
+  /** Whether bytes that arrived are still waiting to be consumed. */
+  get pending(): boolean {
+    return this.#chunk !== null && this.#start < this.#end;
+  }
+
+  /**
+   * Takes a chunk from the socket. Bun never reuses a chunk, so it is kept by reference. Returns
+   * false when earlier bytes were still unconsumed: both are then joined (a copy), which happens
+   * only for the chunk already on its way when the connection paused reading.
+   */
+  receive(chunk: Uint8Array): boolean {
+    if (!this.pending) {
+      this.#chunk = chunk;
+      this.#start = 0;
+      this.#end = chunk.length;
+      return true;
+    }
+    const rest = this.#end - this.#start;
+    const joined = new Uint8Array(rest + chunk.length);
+    joined.set(this.#chunk!.subarray(this.#start, this.#end), 0);
+    joined.set(chunk, rest);
+    this.#chunk = joined;
+    this.#start = 0;
+    this.#end = joined.length;
+    return false;
+  }
+
+  /**
+   * Parses as much of the next request head as has arrived into `head`. Returns
+   * `inputIncomplete`, `inputComplete` or an engine error code. A head that continues in a
+   * later chunk is kept in the slot's head buffer, so the chunk can be let go.
+   */
+  readHead(head: ParsedHead, limits: Limits): number {
+    const chunk = this.#chunk;
+    if (chunk === null || this.#start >= this.#end) return inputIncomplete;
+    if (!this.headStarted) {
+      head.reset(chunk, this.#start);
+      this.headStarted = true;
+      this.#headBuffered = false;
+    }
+    let result: number;
+    if (!this.#headBuffered) {
+      result = parseRequestHead(head, this.#end, limits);
+      if (result === headIncomplete) {
+        const length = this.#end - head.base;
+        this.#headBuffer.set(chunk.subarray(head.base, this.#end), 0);
+        this.#headBufferLength = length;
+        head.buffer = this.#headBuffer;
+        head.base = 0;
+        this.#headBuffered = true;
+        this.#start = this.#end;
+        return inputIncomplete;
+      }
+      if (result === headComplete) this.#start = head.base + head.headEnd;
+    } else {
+      const previous = this.#headBufferLength;
+      const copy = Math.min(this.#end - this.#start, this.#headBuffer.length - previous);
+      this.#headBuffer.set(chunk.subarray(this.#start, this.#start + copy), previous);
+      this.#headBufferLength = previous + copy;
+      result = parseRequestHead(head, this.#headBufferLength, limits);
+      if (result === headIncomplete) {
+        this.#start += copy;
+        return inputIncomplete;
+      }
+      if (result === headComplete) this.#start += head.headEnd - previous;
+    }
+    if (result === headComplete) {
+      this.headStarted = false;
+      return inputComplete;
+    }
+    return result;
+  }
+
+  /** Sets up the framing of the body the parsed `head` announces. */
+  expectBody(head: ParsedHead): void {
+    this.#bodyChunked = head.chunked;
+    this.#bodyLength = Math.max(head.contentLength, 0);
+    this.#bodyReceived = 0;
+    this.body = emptyBody;
+    if (head.chunked) this.#chunked.reset();
+  }
+
+  /** Whether the current request has a body at all. */
+  get expectsBody(): boolean {
+    return this.#bodyChunked || this.#bodyLength > 0;
+  }
+
+  /**
+   * Reads the current body into `storage` (the worker's body storage), or borrows it whole from
+   * one socket chunk. Returns `inputIncomplete`, `inputComplete` (see `body`) or an error code.
+   */
+  readBody(storage: Uint8Array, limits: Limits): number {
+    const chunk = this.#chunk;
+    const available = chunk === null ? 0 : this.#end - this.#start;
+    if (this.#bodyChunked) {
+      if (available === 0) return inputIncomplete;
+      const result = this.#chunked.decode(chunk!, this.#start, this.#end, storage, limits);
+      this.#start += this.#chunked.consumed;
+      if (result === chunkedIncomplete) return inputIncomplete;
+      if (result !== chunkedComplete) return result;
+      this.body = storage.subarray(0, this.#chunked.decodedLength);
+      return inputComplete;
+    }
+    const length = this.#bodyLength;
+    if (length === 0) return inputComplete;
+    if (available === 0) return inputIncomplete;
+    if (this.#bodyReceived === 0 && available >= length) {
+      // The whole body is in one socket chunk, which Bun never reuses: borrow it.
+      this.body = chunk!.subarray(this.#start, this.#start + length);
+      this.#start += length;
+      return inputComplete;
+    }
+    const take = Math.min(available, length - this.#bodyReceived);
+    storage.set(chunk!.subarray(this.#start, this.#start + take), this.#bodyReceived);
+    this.#bodyReceived += take;
+    this.#start += take;
+    if (this.#bodyReceived < length) return inputIncomplete;
+    this.body = storage.subarray(0, length);
+    return inputComplete;
+  }
+}

@@ -1,0 +1,74 @@
+import { expect, test } from "bun:test";
+import { RawClient } from "../support/raw-client.ts";
+import { startServer } from "../support/test-server.ts";
+
+// RFC 9110 §9.3.2, §15.3.5, §15.4.5 and RFC 9112 §6.1, §6.3: a response to HEAD, and a 1xx, 204
+// or 304 response, ends with its header section. Content after it would be read by a client
+// that reuses the connection as the start of the next response.
+
+test("engine error answers to HEAD carry headers only", async () => {
+  await using server = startServer((exchange) => exchange.writeText("ok"), { maxBodyBytes: 10 });
+  const cases = [
+    ["HEAD / HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n", 413],
+    ["HEAD / HTTP/1.1\r\nHost: h\r\nExpect: something\r\n\r\n", 417],
+    ["HEAD / HTTP/1.1\r\nHost: h\r\nBad Header: x\r\n\r\n", 400],
+    ["HEAD / HTTP/1.1\r\nHost: h\r\nHost: h\r\n\r\n", 400],
+  ] as const;
+  const seen: Array<[number, string, string]> = [];
+  for (const [request, status] of cases) {
+    using client = await RawClient.connect(server.port);
+    client.send(request);
+    await client.waitForClose();
+    const text = client.receivedText;
+    const headEnd = text.indexOf("\r\n\r\n") + 4;
+    seen.push([status, text.slice(9, 12), text.slice(headEnd)]);
+  }
+  expect(seen).toEqual(cases.map(([, status]) => [status, String(status), ""]));
+});
+
+test("stream() on a 204 or 304 response is a TypeError, and nothing but the error answer is sent", async () => {
+  const errors: string[] = [];
+  await using server = startServer((exchange) => {
+    exchange.setStatus(exchange.path === "/204" ? 204 : 304);
+    try {
+      exchange.stream();
+    } catch (error) {
+      errors.push(`${(error as Error).name}: ${(error as Error).message}`);
+      throw error;
+    }
+  });
+  for (const path of ["/204", "/304"]) {
+    using client = await RawClient.connect(server.port);
+    client.send(`GET ${path} HTTP/1.1\r\nHost: h\r\n\r\n`);
+    const answer = await client.response();
+    expect(answer.status).toBe(500);
+  }
+  expect(errors).toEqual([
+    "TypeError: corral: a 204 response has no content and cannot be streamed",
+    "TypeError: corral: a 304 response has no content and cannot be streamed",
+  ]);
+});
+
+test("a streamed response cannot change to 204 or 304 before its first flush", async () => {
+  const errors: string[] = [];
+  await using server = startServer(async (exchange) => {
+    const stream = exchange.stream();
+    try {
+      exchange.setStatus(204);
+    } catch (error) {
+      errors.push((error as Error).message);
+    }
+    stream.writeText("data");
+    await stream.finish();
+  });
+  using client = await RawClient.connect(server.port);
+  client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n");
+  const answers = await client.responses(2);
+  expect({ statuses: answers.map((answer) => answer.status), errors }).toEqual({
+    statuses: [200, 200],
+    errors: [
+      "corral: a 204 response has no content and cannot be streamed",
+      "corral: a 204 response has no content and cannot be streamed",
+    ],
+  });
+});

@@ -1,0 +1,90 @@
+import { expect, test } from "bun:test";
+import { RawClient } from "../support/raw-client.ts";
+import { startServer, waitUntil } from "../support/test-server.ts";
+
+// A flood of connections that send nothing (or finished a request and stay open) fills the
+// connection table. New clients must still be admitted: idle connections are closed to make
+// room, oldest first. Connections in the middle of a request are never reclaimed.
+
+const request = "GET / HTTP/1.1\r\nHost: h\r\n\r\n";
+
+async function open(port: number, count: number): Promise<RawClient[]> {
+  const clients: RawClient[] = [];
+  for (let index = 0; index < count; index++) clients.push(await RawClient.connect(port));
+  return clients;
+}
+
+test("twice maxConnections idle connections: a new client gets its 200, oldest idle closed first", async () => {
+  await using server = startServer((exchange) => exchange.writeText("ok"), { maxConnections: 8 });
+  const flood = await open(server.port, 16);
+  await waitUntil(
+    () => server.stats().idleConnectionsReclaimed === 8,
+    "eight idle connections reclaimed",
+  );
+  using side = await RawClient.connect(server.port);
+  side.send(request);
+  const answer = await side.response();
+  await waitUntil(() => flood[8]!.closed, "the oldest survivor to be closed");
+  expect({
+    status: answer.status,
+    closedInOrder: flood.map((client) => client.closed),
+    stats: {
+      reclaimed: server.stats().idleConnectionsReclaimed,
+      rejected: server.stats().connectionsRejected,
+      open: server.stats().connectionsOpen,
+    },
+  }).toEqual({
+    status: 200,
+    closedInOrder: [...Array(9).fill(true), ...Array(7).fill(false)],
+    stats: { reclaimed: 9, rejected: 0, open: 8 },
+  });
+  for (const client of flood) client.destroy();
+});
+
+test("a keep-alive connection between requests is idle and reclaimable", async () => {
+  await using server = startServer((exchange) => exchange.writeText("ok"), { maxConnections: 2 });
+  using first = await RawClient.connect(server.port);
+  first.send(request);
+  expect((await first.response()).status).toBe(200);
+  using second = await RawClient.connect(server.port);
+  second.send(request);
+  expect((await second.response()).status).toBe(200);
+  using third = await RawClient.connect(server.port);
+  third.send(request);
+  expect((await third.response()).status).toBe(200);
+  await first.waitForClose();
+  expect({
+    secondClosed: second.closed,
+    reclaimed: server.stats().idleConnectionsReclaimed,
+  }).toEqual({ secondClosed: false, reclaimed: 1 });
+});
+
+test("connections in the middle of a request or a response are never reclaimed", async () => {
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await using server = startServer(
+    async (exchange) => {
+      if (exchange.path === "/slow") await gate;
+      exchange.writeText("ok");
+    },
+    { maxConnections: 2 },
+  );
+  using partial = await RawClient.connect(server.port);
+  partial.send("GET / HTTP/1.1\r\nHo");
+  using handling = await RawClient.connect(server.port);
+  handling.send("GET /slow HTTP/1.1\r\nHost: h\r\n\r\n");
+  await waitUntil(() => server.stats().workersBusy === 1, "the slow handler to run");
+  using newcomer = await RawClient.connect(server.port);
+  const rejected = await newcomer.response();
+  release();
+  partial.send("st: h\r\n\r\n");
+  const [finished, slow] = await Promise.all([partial.response(), handling.response()]);
+  expect({
+    newcomer: rejected.status,
+    partial: finished.status,
+    slow: slow.status,
+    reclaimed: server.stats().idleConnectionsReclaimed,
+  }).toEqual({ newcomer: 503, partial: 200, slow: 200, reclaimed: 0 });
+});
