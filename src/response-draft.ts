@@ -131,6 +131,10 @@ export class ResponseDraft {
    */
   stream(status: number, contentType: string): Stream {
     if (this.#stream !== undefined) throw new TypeError("corral: the response is already a stream");
+    // RFC 9110 §15.3.5, §15.4.5: no content, so no stream (checked before the draft changes).
+    if (status === 204 || status === 304) {
+      throw new TypeError(`corral: a ${status} response has no content and cannot be streamed`);
+    }
     validateContentType(contentType);
     this.#exchange.setStatus(status);
     this.#pristine = false;
