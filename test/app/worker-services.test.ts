@@ -13,6 +13,20 @@ function jobPool(threads: number, maxQueuedJobs?: number) {
   return new WorkerPool<FixtureRequest, FixtureResponse>({ script, threads, maxQueuedJobs });
 }
 
+/** An App on one engine worker whose middleware records each request's `path outcome`. */
+function oneWorkerApp(pool: ReturnType<typeof jobPool>, outcomes: string[]) {
+  return new App({ shared: { pool }, limits: { workers: 1 } }).use(
+    middleware<{ path: string }>({
+      before(ctx) {
+        ctx.locals.path = ctx.request.path;
+      },
+      cleanup(ctx, outcome) {
+        outcomes.push(`${ctx.locals.path} ${outcome}`);
+      },
+    }),
+  );
+}
+
 test("a handler awaits a CPU-heavy job on the pool while other requests are served promptly", async () => {
   await using pool = jobPool(1);
   const app = new App({ shared: { pool } });
@@ -101,16 +115,7 @@ test("a client that leaves while its job is queued: the job is withdrawn and cle
   await using pool = jobPool(1);
   using gate = new JobGate();
   const outcomes: string[] = [];
-  const app = new App({ shared: { pool }, limits: { workers: 1 } }).use(
-    middleware<{ path: string }>({
-      before(ctx) {
-        ctx.locals.path = ctx.request.path;
-      },
-      cleanup(ctx, outcome) {
-        outcomes.push(`${ctx.locals.path} ${outcome}`);
-      },
-    }),
-  );
+  const app = oneWorkerApp(pool, outcomes);
   app.route("GET", "/job", async (ctx) => {
     const result = await ctx.shared.pool.run({ kind: "gate", gate: gate.buffer }, { context: ctx });
     ctx.response.text(200, result.value);
@@ -147,16 +152,7 @@ test("a finished job waits for a worker ahead of new requests; a client gone mea
   const order: string[] = [];
   const outcomes: string[] = [];
   const { promise: held, resolve: release } = Promise.withResolvers<void>();
-  const app = new App({ shared: { pool }, limits: { workers: 1 } }).use(
-    middleware<{ path: string }>({
-      before(ctx) {
-        ctx.locals.path = ctx.request.path;
-      },
-      cleanup(ctx, outcome) {
-        outcomes.push(`${ctx.locals.path} ${outcome}`);
-      },
-    }),
-  );
+  const app = oneWorkerApp(pool, outcomes);
   app.route("GET", "/job/:name", async (ctx) => {
     const name = ctx.params.name;
     await ctx.shared.pool.run({ kind: "gate", gate: gate.buffer }, { context: ctx });
