@@ -321,9 +321,28 @@ export class App<Shared, Locals extends object = NoLocals> {
   /** Finishes the request when an asynchronous pipeline settles. */
   #settle(pending: Promise<void>, ctx: AnyContext, exchange: Exchange): Promise<void> {
     return pending.then(
-      () => this.#finish(ctx, exchange, this.#finalize(ctx.response, exchange)),
+      () => this.#succeeded(ctx, exchange),
       (error: unknown) => this.#failed(ctx, exchange, error),
     );
+  }
+
+  // A pipeline can go on while an off-worker wait still has the worker given back (one of
+  // several waits given to `Promise.all` rejected first): it takes the worker back before the
+  // response is finalised or an error mapped.
+
+  #succeeded(ctx: AnyContext, exchange: Exchange): void | Promise<void> {
+    if (exchange.live && !exchange.hasWorker) {
+      return exchange.acquireWorker().then(
+        () => this.#succeeded(ctx, exchange),
+        (error: unknown) => this.#failed(ctx, exchange, error),
+      );
+    }
+    this.#finish(ctx, exchange, this.#finalize(ctx.response, exchange));
+  }
+
+  #failedWithoutWorker(ctx: AnyContext, exchange: Exchange, error: unknown): Promise<void> {
+    const retry = () => this.#failed(ctx, exchange, error);
+    return exchange.acquireWorker().then(retry, retry);
   }
 
   /** Goes on with the chain from `next` (or unwinds on "stop") when a `before` hook settles. */
@@ -382,7 +401,9 @@ export class App<Shared, Locals extends object = NoLocals> {
   /** Runs a continuation (its closure kept out of #dispatch, as for #settle). */
   // biome-ignore lint/suspicious/noExplicitAny: continuations of every state type share one table.
   #continue(ctx: AnyContext, exchange: Exchange, spec: ContinuationSpec<any, any, any, any>) {
-    return runContinuation(ctx, exchange, this.io, spec, () => ctx.request.releaseBody());
+    return runContinuation(ctx, exchange, this.io, spec, () =>
+      ctx.request.releaseBody("in state()"),
+    );
   }
 
   /** Runs the found route's handler or continuation, or answers 404, 405 or 501. */
@@ -431,6 +452,7 @@ export class App<Shared, Locals extends object = NoLocals> {
       this.#finish(ctx, exchange, "error");
       throw error;
     }
+    if (!exchange.hasWorker) return this.#failedWithoutWorker(ctx, exchange, error);
     const mapped = mapError(ctx, exchange, error, this.#errorMapper as ErrorMapper<unknown>);
     if (mapped instanceof Promise) return mapped.then(() => this.#finish(ctx, exchange, "error"));
     this.#finish(ctx, exchange, "error");

@@ -53,6 +53,30 @@ export class Context<Shared, Params, Locals> {
   }
 
   /**
+   * Awaits `pending` without holding an engine worker: the worker goes back to the engine while
+   * `pending` is outstanding and is taken back before the handler goes on, so a slow wait does
+   * not keep requests on other routes from running. `WorkerPool.run(request, { context: ctx })`
+   * uses it. The request body goes with the worker: read it before. The worker is kept (the wait
+   * is plain) when response body bytes are already drafted or a stream flush is under way, or
+   * when an off-worker wait is already under way. Rejects with `ClientGoneError` when the client
+   * left meanwhile, whatever `pending` did.
+   *
+   * @example
+   * const rows = await ctx.awaitOffWorker(database.query(sql));
+   */
+  async awaitOffWorker<T>(pending: Promise<T>): Promise<T> {
+    const exchange = this.#exchange;
+    if (!exchange.canReleaseWorker) return pending;
+    this.request.releaseBody("before awaiting off the worker");
+    exchange.releaseWorker();
+    try {
+      return await pending;
+    } finally {
+      await exchange.acquireWorker();
+    }
+  }
+
+  /**
    * Waits `duration` on the App's `Io` clock while the engine keeps serving others. Rejects with
    * the abort reason (a `ClientGoneError`) as soon as the request's signal fires.
    */

@@ -34,6 +34,12 @@ export interface ContinuationSpec<Shared, Params, Locals, State> {
   readonly mode?: "pooled" | "inline";
   /** Makes the request's state, once; the request (and its body) can be read here. */
   readonly state: (ctx: Context<Shared, Params, Locals>) => State | Promise<State>;
+  /**
+   * True for a new state that has nothing to stream: the request is answered 204 No Content
+   * (headers set in `state` kept) and no stream opens. An `EventSource` stops reconnecting on a
+   * 204 (WHATWG HTML §9.2), so this is how a finished event stream turns a reconnect away.
+   */
+  readonly noContent?: (state: NoInfer<State>) => boolean;
   /** Writes what is due and says what comes next. */
   readonly step: (
     ctx: Context<Shared, Params, Locals>,
@@ -111,6 +117,10 @@ export async function runContinuation<Shared, Params, Locals, State>(
   try {
     state = await spec.state(ctx);
     started = true;
+    if (spec.noContent?.(state) === true) {
+      ctx.response.setStatus(204);
+      return;
+    }
     const stream = ctx.response.stream(spec.status ?? 200, spec.contentType);
     const writer = stream.writer();
     const pooled = spec.mode !== "inline";

@@ -75,6 +75,7 @@ export {
 export { WorkerPool } from "./services/worker-pool.ts";
 export {
   defaultWorkerPoolLimits,
+  type RunContext,
   type RunOptions,
   type WorkerPoolOptions,
 } from "./services/worker-pool-options.ts";

@@ -28,7 +28,8 @@ export class RequestView {
   #form: ParameterRecords | undefined;
   #multipart: readonly MultipartPart[] | undefined;
   #cookies: CookieEntry[] | undefined;
-  #bodyReleased = false;
+  /** Where the body should have been read, once the worker holding it was given back. */
+  #bodyReleasedHint: string | undefined;
 
   /** @internal Made by the App for each request. */
   constructor(exchange: Exchange, limits: RequestViewLimits) {
@@ -50,16 +51,19 @@ export class RequestView {
     this.#active = false;
   }
 
-  /** @internal The worker holding the body was given back (a waiting continuation). */
-  releaseBody(): void {
-    this.#bodyReleased = true;
+  /**
+   * @internal The worker holding the body was given back (a waiting continuation, an off-worker
+   * wait); `readItWhere` says where the handler should have read it.
+   */
+  releaseBody(readItWhere: string): void {
+    this.#bodyReleasedHint = readItWhere;
   }
 
   #assertBodyLive(): void {
     this.assertLive();
-    if (this.#bodyReleased) {
+    if (this.#bodyReleasedHint !== undefined) {
       throw new TypeError(
-        "corral: the request body is gone once a continuation waits; read it in state()",
+        `corral: the request body went with the engine worker; read it ${this.#bodyReleasedHint}`,
       );
     }
   }
@@ -113,8 +117,10 @@ export class RequestView {
 
   /** The body as UTF-8 text; invalid UTF-8 is a `DecodeError` (400). */
   text(): string {
+    // Outside the try: a body used too late is a TypeError, not a decoding failure.
+    const body = this.body;
     try {
-      return textDecoder.decode(this.body);
+      return textDecoder.decode(body);
     } catch {
       throw new DecodeError("invalidUtf8", "the request body is not valid UTF-8");
     }
@@ -129,17 +135,15 @@ export class RequestView {
 
   /** An `application/x-www-form-urlencoded` body as ordered raw entries; another type is a 415. */
   form(): ParameterRecords {
+    this.assertLive();
+    // The parsed records are made from a copy of the body, so they outlive a released body.
+    if (this.#form !== undefined) return this.#form;
     this.#assertBodyLive();
-    if (this.#form === undefined) {
-      const type = this.#contentType();
-      if (type !== "application/x-www-form-urlencoded") {
-        throw new MediaTypeError("application/x-www-form-urlencoded", type);
-      }
-      this.#form = ParameterRecords.parse(
-        Buffer.from(this.#exchange.body).toString("latin1"),
-        this,
-      );
+    const type = this.#contentType();
+    if (type !== "application/x-www-form-urlencoded") {
+      throw new MediaTypeError("application/x-www-form-urlencoded", type);
     }
+    this.#form = ParameterRecords.parse(Buffer.from(this.#exchange.body).toString("latin1"), this);
     return this.#form;
   }
 

@@ -23,6 +23,10 @@ export class Exchange {
   #controller: AbortController | null = null;
   #abortReason: Error | null = null;
   #stream: ResponseStream | null = null;
+  /** Header lines drafted but not sent, kept while the worker that held them is given back. */
+  #heldHeaderLines: Uint8Array | null = null;
+  /** The request body lived in a worker that was given back: it is gone. */
+  #bodyReleased = false;
   /** @internal A worker left to a handler that outlived its request. */
   abandonedWorker: WorkerSlot | null = null;
   /** @internal Whether the handler returned without ending the response (see `detach`). */
@@ -205,6 +209,9 @@ export class Exchange {
   /** The request body, borrowed (empty when there is none); chunked bodies arrive decoded. */
   get body(): Uint8Array {
     this.assertLive("request");
+    if (this.#bodyReleased) {
+      throw new TypeError("corral: the request body went with the released worker; read it before");
+    }
     return this.#connection.body;
   }
 
@@ -351,16 +358,54 @@ export class Exchange {
     this.#connection.publish();
   }
 
-  /** Gives the worker (and its staging) back while the response waits; nothing may be staged. */
+  /**
+   * Gives the worker (and its staging) back while the response waits; nothing may be staged (see
+   * `canReleaseWorker`). Header lines drafted and not yet sent are kept (copied out, at most
+   * `maxResponseHeaderBytes`) and restored by `acquireWorker()`. A request body stored in the
+   * worker (one that did not come in a single socket chunk) goes with it: `body` then throws.
+   */
   releaseWorker(): void {
     this.assertLive("exchange");
-    this.#connection.releaseWorker();
+    const connection = this.#connection;
+    const { draft, stream } = connection;
+    const worker = draft.worker;
+    if (worker === null) return;
+    if (!this.canReleaseWorker) {
+      throw new TypeError("corral: the worker can only be given back with nothing staged");
+    }
+    if (draft.headerLength > 0 && !stream.headSent) {
+      this.#heldHeaderLines = worker.headerLines.slice(0, draft.headerLength);
+    }
+    if (connection.body.length > 0 && connection.body.buffer === worker.body.buffer) {
+      this.#bodyReleased = true;
+    }
+    connection.releaseWorker();
+  }
+
+  /**
+   * Whether `releaseWorker()` may be called now: a worker is held and no response bytes live in
+   * it (nothing staged or borrowed, no stream flush under way).
+   */
+  get canReleaseWorker(): boolean {
+    if (!this.live) return false;
+    const { draft, stream } = this.#connection;
+    return draft.worker !== null && !stream.busy && draft.stagedLength === 0 && !draft.hasBorrowed;
   }
 
   /** Takes a worker again before writing; rejects with `ClientGoneError` if the client left. */
   acquireWorker(): Promise<void> {
     if (!this.live) return Promise.reject(this.#abortReason ?? new ClientGoneError());
-    return this.#connection.acquireWorker();
+    const acquired = this.#connection.acquireWorker();
+    if (this.#heldHeaderLines === null) return acquired;
+    return acquired.then(() => this.#restoreHeaderLines());
+  }
+
+  #restoreHeaderLines(): void {
+    const held = this.#heldHeaderLines;
+    this.#heldHeaderLines = null;
+    this.assertLive("exchange");
+    const worker = this.#connection.draft.worker;
+    if (held !== null && worker !== null) worker.headerLines.set(held, 0);
   }
 
   /** Whether this exchange holds a worker now. */

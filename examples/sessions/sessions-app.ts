@@ -11,7 +11,9 @@ import {
   systemIo,
 } from "corral";
 import { accountPage, loginPage } from "./pages.ts";
+import { isSameOrigin } from "./same-origin.ts";
 import { demoUsers, UserDirectory } from "./user-directory.ts";
+import { UserSessions } from "./user-sessions.ts";
 
 /** What a session remembers: who signed in. */
 export interface SessionData {
@@ -29,6 +31,8 @@ export interface SessionsAppOptions {
   readonly secureCookies?: boolean;
   /** The most sessions at once; one more login is a 503. Default 1024. */
   readonly maxSessions?: number;
+  /** The most sessions one user holds; one more login revokes that user's oldest. Default 5. */
+  readonly maxSessionsPerUser?: number;
   /** How long a session lasts from login, in milliseconds; never extended. Default 30 minutes. */
   readonly sessionLifetimeMs?: number;
 }
@@ -36,6 +40,7 @@ export interface SessionsAppOptions {
 /** The example's shared state, exposed for tests. */
 export interface SessionsShared {
   readonly sessions: SessionStore<SessionData>;
+  readonly perUser: UserSessions<SessionData>;
   readonly cookie: SessionCookie;
   readonly users: UserDirectory;
 }
@@ -53,19 +58,23 @@ const maxPasswordBytes = 256;
  * Login with server-side sessions: `GET /login` (the form), `POST /login` (check the password,
  * start a session, 303 to /account), `GET /account` (only with a valid session, else 303 to
  * /login), `POST /logout` (revoke, clear the cookie, 303 to /login). Sessions expire a fixed time
- * after login on the `io` clock; a full store answers 503 with `Retry-After`.
+ * after login on the `io` clock; a full store answers 503 with `Retry-After`. A user holds at
+ * most `maxSessionsPerUser` sessions (a new login revokes the oldest), and a login posted from
+ * another site (its `Origin`) is a 403.
  */
 export function createSessionsApp(
   io: Io = systemIo,
   options: SessionsAppOptions = {},
 ): App<SessionsShared> {
   const secure = options.secureCookies ?? false;
+  const sessions = new SessionStore<SessionData>({
+    capacity: options.maxSessions ?? 1024,
+    lifetimeMs: options.sessionLifetimeMs ?? 30 * 60_000,
+    io,
+  });
   const shared: SessionsShared = {
-    sessions: new SessionStore<SessionData>({
-      capacity: options.maxSessions ?? 1024,
-      lifetimeMs: options.sessionLifetimeMs ?? 30 * 60_000,
-      io,
-    }),
+    sessions,
+    perUser: new UserSessions(sessions, options.maxSessionsPerUser ?? 5),
     cookie: new SessionCookie({ name: secure ? "__Host-session" : "session", secure }),
     users: new UserDirectory(demoUsers, (target) => io.randomBytes(target)),
   };
@@ -76,7 +85,10 @@ export function createSessionsApp(
   app.route("GET", "/login", (ctx) => html(ctx, 200, loginPage()));
 
   app.route("POST", "/login", (ctx) => {
-    const { sessions, cookie, users } = ctx.shared;
+    const { sessions, perUser, cookie, users } = ctx.shared;
+    if (!isSameOrigin(ctx.request, secure ? "https" : "http")) {
+      throw new HttpError(403, "Forbidden: this sign-in form was posted from another site");
+    }
     const form = ctx.request.form();
     const username = decodeText(decodeField(form.firstRaw("username")?.valueRaw, maxUsernameBytes));
     const password = decodeField(form.firstRaw("password")?.valueRaw, maxPasswordBytes);
@@ -90,7 +102,7 @@ export function createSessionsApp(
     // A fresh token on every login, and the one the client had (if any) ends now: a token
     // planted before login never becomes a signed-in session (session fixation, OWASP).
     sessions.revoke(cookie.read(ctx.request));
-    const session = startSession(sessions, { username });
+    const session = startSession(perUser, { username });
     cookie.set(ctx.response, session);
     // RFC 9110 §15.4.4: 303 makes the browser follow with a GET, so a reload does not post again.
     ctx.response.redirect(303, "/account");
@@ -136,13 +148,14 @@ function decodeField(raw: string | undefined, maxBytes: number): Uint8Array {
 }
 
 /**
- * A new session, or, when every place in the store holds a valid session, a 503 whose
- * `Retry-After` (RFC 9110 §10.2.3) says when the oldest one expires and a place is certain to be
- * free (a logout may free one sooner). Nobody already signed in is evicted.
+ * A new session (revoking the user's oldest past the per-user cap), or, when every place in the
+ * store holds another valid session, a 503 whose `Retry-After` (RFC 9110 §10.2.3) says when the
+ * oldest one expires and a place is certain to be free (a logout may free one sooner). Nobody
+ * else signed in is evicted.
  */
-function startSession(sessions: SessionStore<SessionData>, data: SessionData) {
+function startSession(perUser: UserSessions<SessionData>, data: SessionData) {
   try {
-    return sessions.create(data);
+    return perUser.start(data);
   } catch (error) {
     if (!(error instanceof SessionStoreFullError)) throw error;
     throw new HttpError(503, "Too many people are signed in; try again in a while.", {

@@ -34,11 +34,25 @@ export function ownedJob(ctx: JobContext, producer: JobProducer): Job {
 }
 
 /**
+ * The state of one job's event stream: where it is in the channel, and which job it follows.
+ *
+ * @example
+ * const state: JobStreamState = { cursor: 0, finished: false, jobId: 1 };
+ */
+export interface JobStreamState extends ServerSentEventsState {
+  readonly jobId: number;
+}
+
+/**
  * `GET /jobs/:id/events`: one job's progress as server-sent events named `progress`, with the
  * channel's ids. The stream replays the job from its first event (so a client that connects
  * after `POST /jobs` misses nothing), or resumes after `Last-Event-ID`, and ends after the 100%
  * event. Waiting streams hold no worker. Before every resumed step the session is checked again:
  * a revoked or expired one ends the stream.
+ *
+ * A finished job's stream is answered 204 No Content, which stops an `EventSource` from
+ * reconnecting, when the client already has the 100% event (`Last-Event-ID`), or when it sends
+ * no `Last-Event-ID` and a stream already delivered that event.
  *
  * @example
  * app.continuation("GET", "/jobs/:id/events", jobEvents(producer, sessions, 15_000));
@@ -47,7 +61,7 @@ export function jobEvents(
   producer: JobProducer,
   sessions: SessionSet,
   heartbeatMs: number,
-): ContinuationSpec<unknown, JobParams, SessionLocals, ServerSentEventsState> {
+): ContinuationSpec<unknown, JobParams, SessionLocals, JobStreamState> {
   const events = serverSentEvents<unknown, JobParams, SessionLocals, JobProgress>(
     producer.channel,
     {
@@ -65,12 +79,16 @@ export function jobEvents(
       const state = await events.state(ctx);
       // Events before the job's first are never its own: start there instead of replaying
       // (or reporting as a gap) other jobs' history.
-      const lastEventId = parseLastEventId(ctx.request.header("last-event-id")) ?? 0;
-      state.cursor = Math.max(lastEventId, job.firstEventId - 1);
-      // A client that already has the 100% event (an EventSource reconnecting after the end)
-      // gets an empty stream that ends at once instead of one waiting for events that never come.
-      state.finished = job.percent === 100 && state.cursor >= job.lastEventId;
-      return state;
+      const lastEventId = parseLastEventId(ctx.request.header("last-event-id"));
+      const cursor = Math.max(lastEventId ?? 0, job.firstEventId - 1);
+      const hasLastEvent =
+        lastEventId === undefined ? job.lastEventDelivered : cursor >= job.lastEventId;
+      // `finished` answers 204 (see serverSentEvents): an EventSource that reconnects after the
+      // end stops, instead of reopening an empty stream every few seconds for good.
+      return { ...state, cursor, finished: job.percent === 100 && hasLastEvent, jobId: job.id };
+    },
+    cleanup(state, outcome) {
+      if (outcome === "success" && state.finished) producer.markDelivered(state.jobId);
     },
   };
 }

@@ -28,6 +28,8 @@ export interface Job {
   readonly firstEventId: number;
   /** Channel id of its latest event (its 100% event once done). */
   readonly lastEventId: number;
+  /** A stream sent its 100% event to the end: a new stream for it is answered 204. */
+  readonly lastEventDelivered: boolean;
 }
 
 /**
@@ -129,6 +131,7 @@ export class JobProducer {
       percent: 0,
       firstEventId: 0,
       lastEventId: 0,
+      lastEventDelivered: false,
     };
     this.#jobs.set(job.id, job);
     job.firstEventId = job.lastEventId = this.channel.publish({ job: job.id, percent: 0 });
@@ -144,6 +147,30 @@ export class JobProducer {
    */
   find(id: number): Job | undefined {
     return this.#jobs.get(id);
+  }
+
+  /**
+   * Whether `owner` has a job still running: its session must not be evicted.
+   *
+   * @example
+   * const pinned = producer.hasRunningJob(session.key);
+   */
+  hasRunningJob(owner: string): boolean {
+    for (const job of this.#jobs.values()) {
+      if (job.owner === owner && job.percent < 100) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Records that a stream sent job `id`'s 100% event and ended normally.
+   *
+   * @example
+   * producer.markDelivered(1);
+   */
+  markDelivered(id: number): void {
+    const job = this.#jobs.get(id);
+    if (job !== undefined && job.percent === 100) job.lastEventDelivered = true;
   }
 
   /**

@@ -45,7 +45,8 @@ export function sessionMiddleware(sessions: SessionSet): Middleware<SessionLocal
 
 /**
  * The request's session, or a new one with its cookie set on the response. A full session set
- * is a 503: nothing is evicted to make room.
+ * evicts its oldest session without a running job; when every one has a running job (more job
+ * slots than sessions) it is a 503.
  *
  * @example
  * const session = ensureSession(ctx, sessions);
@@ -76,7 +77,7 @@ export function ensureSession(ctx: SessionContext, sessions: SessionSet): Sessio
 export function requireSession(ctx: SessionContext): Session {
   const session = ctx.locals.session;
   if (session === undefined) {
-    throw new HttpError(403, "Forbidden: no session; load / or POST /jobs first");
+    throw new HttpError(403, "Forbidden: no session; POST /jobs first");
   }
   return session;
 }

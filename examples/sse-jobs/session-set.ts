@@ -21,10 +21,12 @@ export interface Session {
  */
 export interface SessionSetOptions {
   readonly io: Io;
-  /** Live sessions held at most; one more is refused. */
+  /** Live sessions held at most; when full, the oldest one not pinned makes room. */
   readonly capacity: number;
   /** Fixed lifetime of a session from its creation. */
   readonly ttlMs: number;
+  /** Whether a session must not be evicted to make room (it owns a running job); none by default. */
+  readonly pinned?: (session: Session) => boolean;
 }
 
 // 32 random bytes in base64url: 43 characters, all valid in a cookie value (RFC 6265 §4.1.1).
@@ -36,17 +38,23 @@ const tokenPattern = /^[A-Za-z0-9_-]{43}$/;
  * expiry and explicit revocation. Only each token's hash is kept, so neither a look-up's timing
  * nor the set's memory gives away a value that could be replayed as a cookie.
  *
+ * A full set evicts its oldest session that is not pinned, so strangers who start sessions
+ * cannot fill it against everyone else: only pinned sessions (those with a running job, at most
+ * one per job slot) are safe from eviction.
+ *
  * @example
  * const sessions = new SessionSet({ io: systemIo, capacity: 1024, ttlMs: 3_600_000 });
- * const created = sessions.create(); // undefined when every slot holds a live session
+ * const created = sessions.create(); // undefined only when every session held is pinned
  * sessions.find(created?.token); // the session, until revoked or expired
  */
 export class SessionSet {
   readonly capacity: number;
   readonly ttlMs: number;
   readonly #io: Io;
+  readonly #pinned: (session: Session) => boolean;
   // Insertion order is expiry order: every session lives exactly ttlMs.
   readonly #sessions = new Map<string, Session>();
+  #evicted = 0;
 
   constructor(options: SessionSetOptions) {
     for (const name of ["capacity", "ttlMs"] as const) {
@@ -57,6 +65,17 @@ export class SessionSet {
     this.capacity = options.capacity;
     this.ttlMs = options.ttlMs;
     this.#io = options.io;
+    this.#pinned = options.pinned ?? (() => false);
+  }
+
+  /**
+   * Live sessions evicted to make room for new ones, since the set was made.
+   *
+   * @example
+   * sessions.evicted; // 0 until the set is full
+   */
+  get evicted(): number {
+    return this.#evicted;
   }
 
   /**
@@ -70,8 +89,8 @@ export class SessionSet {
   }
 
   /**
-   * Starts a session and returns it with the token for its cookie, or `undefined` when the set
-   * is full of live sessions.
+   * Starts a session and returns it with the token for its cookie. When the set is full, its
+   * oldest session that is not pinned is evicted first; `undefined` when every one is pinned.
    *
    * @example
    * const created = sessions.create();
@@ -79,7 +98,7 @@ export class SessionSet {
    */
   create(): { readonly token: string; readonly session: Session } | undefined {
     this.#dropExpired();
-    if (this.#sessions.size >= this.capacity) return undefined;
+    if (this.#sessions.size >= this.capacity && !this.#evictOldestUnpinned()) return undefined;
     const token = Buffer.from(this.#io.randomBytes(new Uint8Array(tokenBytes))).toString(
       "base64url",
     );
@@ -125,6 +144,17 @@ export class SessionSet {
    */
   revoke(session: Session): void {
     if (this.#sessions.get(session.key) === session) this.#sessions.delete(session.key);
+  }
+
+  // Pinned sessions are few (one per running job), so the scan stops after a few steps.
+  #evictOldestUnpinned(): boolean {
+    for (const session of this.#sessions.values()) {
+      if (this.#pinned(session)) continue;
+      this.#sessions.delete(session.key);
+      this.#evicted++;
+      return true;
+    }
+    return false;
   }
 
   #dropExpired(): void {

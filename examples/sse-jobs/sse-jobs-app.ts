@@ -25,7 +25,7 @@ export interface SseJobsOptions {
   readonly maxJobs?: number;
   /** Progress streams open at once (256). */
   readonly maxStreams?: number;
-  /** Live sessions held (1024). */
+  /** Sessions held (1024); when full, the oldest without a running job makes room. */
   readonly maxSessions?: number;
   /** Fixed session lifetime (one hour). */
   readonly sessionTtlMs?: number;
@@ -47,10 +47,13 @@ export interface SseJobsShared {
 /**
  * The sse-jobs example: jobs whose progress a producer publishes as server-sent events.
  *
- * - `GET /`: the embedded page (borrowed body); starts a session if there is none.
- * - `POST /jobs`: starts a job (201 with its id); 503 when every slot holds a running job.
+ * - `GET /`: the embedded page (borrowed body). It starts no session: anonymous visits cost
+ *   the server nothing.
+ * - `POST /jobs`: starts a job (201 with its id), and a session if there is none; 503 when
+ *   every slot holds a running job.
  * - `GET /jobs/:id`: the job's progress as JSON.
- * - `GET /jobs/:id/events`: the job's `progress` events, replayable by id, ending at 100%.
+ * - `GET /jobs/:id/events`: the job's `progress` events, replayable by id, ending at 100%; a
+ *   reconnect after the end is answered 204, so an `EventSource` stops.
  * - `POST /logout`: revokes the session; its open streams end at once.
  *
  * @example
@@ -59,17 +62,19 @@ export interface SseJobsShared {
  */
 export function createSseJobsApp(options: SseJobsOptions = {}): App<SseJobsShared, SessionLocals> {
   const io = options.io ?? systemIo;
-  const sessions = new SessionSet({
-    io,
-    capacity: options.maxSessions ?? 1024,
-    ttlMs: options.sessionTtlMs ?? 3_600_000,
-  });
   // The producer starts with the App; its timer runs while some job does.
   const producer = new JobProducer({
     io,
     stepMs: options.stepMs ?? 200,
     maxJobs: options.maxJobs ?? 8,
     maxStreams: options.maxStreams ?? 256,
+  });
+  // A session with a running job is never evicted; any other may make room for a new one.
+  const sessions = new SessionSet({
+    io,
+    capacity: options.maxSessions ?? 1024,
+    ttlMs: options.sessionTtlMs ?? 3_600_000,
+    pinned: (session) => producer.hasRunningJob(session.key),
   });
   const app = new App<SseJobsShared>({ shared: { producer, sessions }, io }).use(
     sessionMiddleware(sessions),
@@ -79,7 +84,6 @@ export function createSseJobsApp(options: SseJobsOptions = {}): App<SseJobsShare
   const pageBytes = new TextEncoder().encode(page as unknown as string);
 
   app.route("GET", "/", (ctx) => {
-    ensureSession(ctx, sessions);
     ctx.response.header("Cache-Control", "no-store");
     ctx.response.borrowBody(200, "text/html; charset=utf-8", pageBytes);
   });

@@ -34,6 +34,7 @@ export interface ServerSentEventsOptions<Shared, Params, Locals, Payload> {
 /** The bounded state of one SSE stream: where it is in the channel's ring. */
 export interface ServerSentEventsState {
   cursor: number;
+  /** The last event was sent; set true by a wrapping `state()`, the request is answered 204. */
   finished: boolean;
 }
 
@@ -57,6 +58,8 @@ export function serverSentEvents<Shared, Params, Locals, Payload>(
     ...(options.heartbeatMs === undefined ? {} : { wakeAfterMs: options.heartbeatMs }),
     ...(options.resume === undefined ? {} : { resume: options.resume }),
     ...(options.cleanup === undefined ? {} : { cleanup: options.cleanup }),
+    // A state already finished (a wrapper found the client has the last event) answers 204.
+    noContent: (state) => state.finished,
     state(ctx) {
       ctx.response.header("Cache-Control", "no-cache");
       const lastEventId = parseLastEventId(ctx.request.header("last-event-id"));

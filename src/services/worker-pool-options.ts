@@ -31,13 +31,33 @@ export interface WorkerPoolOptions {
 }
 
 /**
+ * What `run` uses of a handler's `ctx` (an App `Context` is one): its signal, and a way to wait
+ * without holding an engine worker.
+ *
+ * @example
+ * const caller: RunContext = ctx;
+ */
+export interface RunContext {
+  readonly signal: AbortSignal;
+  awaitOffWorker<T>(pending: Promise<T>): Promise<T>;
+}
+
+/**
  * A job's own options.
  *
  * @example
- * await pool.run(request, { signal: ctx.signal, timeoutMs: 2_000 });
+ * await pool.run(request, { context: ctx, timeoutMs: 2_000 });
  */
 export interface RunOptions {
-  /** Aborting removes a queued job, or terminates and replaces the thread running it. */
+  /**
+   * The handler's `ctx`, when a request handler runs the job: an accepted job is awaited without
+   * holding an engine worker (see `Context.awaitOffWorker`), and the request's signal aborts it.
+   */
+  readonly context?: RunContext;
+  /**
+   * Aborting removes a queued job, or terminates and replaces the thread running it. With a
+   * `context` too, either signal aborts the job.
+   */
   readonly signal?: AbortSignal;
   /** A shorter time limit than the pool's `jobTimeoutMs` for this job. */
   readonly timeoutMs?: number;

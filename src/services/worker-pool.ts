@@ -29,6 +29,10 @@ import type { JobCounter, WorkerPoolStats } from "./worker-pool-stats.ts";
  * A job's time limit counts from when a thread takes it (including that thread's start-up), not
  * its wait in the queue; a caller's `signal` bounds the wait as well.
  *
+ * From a request handler, pass `{ context: ctx }`: while an accepted job is awaited, the
+ * request gives its engine worker back, so a flood of jobs fills the pool's bound (and is
+ * refused past it, answered 503) instead of taking every engine worker from unrelated routes.
+ *
  * Requests and responses are structured-cloned (copied; no functions, no class instances;
  * buffers are copied, not transferred). Threads do not isolate arbitrary code: a thread stuck in
  * a blocking native call exits only when that call returns.
@@ -41,7 +45,7 @@ import type { JobCounter, WorkerPoolStats } from "./worker-pool-stats.ts";
  *   maxQueuedJobs: 32,
  *   jobTimeoutMs: 1_000,
  * });
- * const digest = await pool.run("hello", { signal: ctx.signal });
+ * const digest = await pool.run("hello", { context: ctx });
  */
 export class WorkerPool<Request, Response> implements AsyncDisposable {
   readonly #options: ResolvedWorkerPoolOptions;
@@ -88,20 +92,24 @@ export class WorkerPool<Request, Response> implements AsyncDisposable {
    * `ServiceBusyError` at once when every thread is busy and the queue is full, with
    * `ServiceClosedError` after `close()`, with `ServiceTimeoutError`, `ServiceCrashedError` or
    * `ServiceJobError` as the job goes, or with the signal's reason when it is aborted. A
-   * `timeoutMs` above the pool's `jobTimeoutMs` is a `RangeError`, thrown at the call.
+   * `timeoutMs` above the pool's `jobTimeoutMs` is a `RangeError`, thrown at the call. With a
+   * `context`, an accepted job is awaited off the engine worker and the request's signal aborts
+   * it; if the client leaves meanwhile it rejects with `ClientGoneError`.
    *
    * @example
-   * const thumbnail = await pool.run({ path, width: 320 }, { timeoutMs: 2_000 });
+   * const thumbnail = await pool.run({ path, width: 320 }, { context: ctx, timeoutMs: 2_000 });
    */
   run(request: Request, options: RunOptions = {}): Promise<Response> {
     const { jobTimeoutMs, maxQueuedJobs } = this.#options;
+    const { context } = options;
     const timeoutMs =
       options.timeoutMs === undefined
         ? jobTimeoutMs
         : checkTimeoutMs("timeoutMs", options.timeoutMs, jobTimeoutMs);
+    const signal = jobSignal(options.signal, context?.signal);
     if (this.#closing !== undefined)
       return this.#refuse("rejectedClosed", new ServiceClosedError());
-    if (options.signal?.aborted) return this.#refuse("aborted", options.signal.reason);
+    if (signal?.aborted) return this.#refuse("aborted", signal.reason);
     const slot = this.#takeSlot();
     if (slot === undefined && this.#queue.size >= maxQueuedJobs) {
       return this.#refuse("rejectedBusy", new ServiceBusyError(maxQueuedJobs));
@@ -110,12 +118,13 @@ export class WorkerPool<Request, Response> implements AsyncDisposable {
       this.#nextId++,
       request,
       timeoutMs,
-      options.signal,
+      signal,
       (aborted) => this.#abort(aborted),
     );
     if (slot === undefined) this.#queue.add(job);
     else this.#assign(slot, job);
-    return job.promise;
+    // Only an accepted job gives the engine worker back: a refusal is answered at once with it.
+    return context === undefined ? job.promise : context.awaitOffWorker(job.promise);
   }
 
   /**
@@ -254,4 +263,13 @@ export class WorkerPool<Request, Response> implements AsyncDisposable {
     if (this.#closing === undefined) this.#start(slot);
     this.#pump();
   }
+}
+
+function jobSignal(
+  signal: AbortSignal | undefined,
+  requestSignal: AbortSignal | undefined,
+): AbortSignal | undefined {
+  if (signal === undefined) return requestSignal;
+  if (requestSignal === undefined) return signal;
+  return AbortSignal.any([signal, requestSignal]);
 }

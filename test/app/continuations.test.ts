@@ -184,3 +184,39 @@ test("inline mode keeps the worker while waiting; pooled mode gives it back", as
   await waitUntil(() => server.stats().workersBusy === 0, "both workers back");
   await app.stop();
 });
+
+test("noContent answers 204 without a stream: headers from state() kept, cleanup runs, the notifier is freed", async () => {
+  const notifier = new Notifier({ capacity: 1 });
+  const cleanups: string[] = [];
+  const app = new App({ shared: {} });
+  app.continuation("GET", "/events/:kind", {
+    contentType: "text/event-stream",
+    notifier,
+    state: (ctx) => {
+      ctx.response.header("Cache-Control", "no-cache");
+      return { done: ctx.params.kind === "done" };
+    },
+    noContent: (state) => state.done,
+    step: () => "finish" as const,
+    cleanup: (state, outcome) => cleanups.push(`${state.done} ${outcome}`),
+  });
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  client.send(
+    "GET /events/done HTTP/1.1\r\nHost: h\r\n\r\nGET /events/open HTTP/1.1\r\nHost: h\r\n\r\n",
+  );
+  const [done, open] = await client.responses(2);
+  expect({
+    done: done!.headers.filter(([name]) => name !== "date"),
+    open: [open!.status, open!.header("transfer-encoding")],
+    cleanups,
+    notifierSize: notifier.size,
+  }).toEqual({
+    done: [["cache-control", "no-cache"]],
+    open: [200, "chunked"],
+    cleanups: ["true success", "false success"],
+    notifierSize: 0,
+  });
+  expect(done!.statusLine).toBe("HTTP/1.1 204 No Content");
+  await app.stop();
+});

@@ -57,3 +57,39 @@ test.skipIf(!hasChromium)(
   },
   30_000,
 );
+
+// Opens an EventSource on the finished job's stream and resolves with its state after the first
+// error: CLOSED (2) when the server answered 204, CONNECTING (0) when it would reconnect.
+const reopenFinishedJob = `
+  new Promise((resolve) => {
+    const job = document.querySelector("#job")?.textContent;
+    const source = new EventSource("/jobs/" + job + "/events");
+    const events = [];
+    source.addEventListener("progress", (event) => events.push(event.data));
+    source.addEventListener("error", () => {
+      resolve({ readyState: source.readyState, events: events.length });
+      source.close();
+    });
+  })
+`;
+
+test.skipIf(!hasChromium)(
+  "an EventSource reopened on a finished job is answered 204 and stops reconnecting",
+  async () => {
+    await using example = await startExample("sse-jobs");
+    await using browser = await launchChromium();
+    const page = await browser.newPage();
+    const eventStreamStatuses: number[] = [];
+    page.on("response", (response) => {
+      if (response.url().endsWith("/events")) eventStreamStatuses.push(response.status());
+    });
+    await page.goto(example.baseUrl);
+    await page.waitForFunction(jobDone, undefined, { timeout: 15_000, polling: 50 });
+    const reopened = await page.evaluate(reopenFinishedJob);
+    expect({ reopened, eventStreamStatuses }).toEqual({
+      reopened: { readyState: 2, events: 0 },
+      eventStreamStatuses: [200, 204],
+    });
+  },
+  30_000,
+);

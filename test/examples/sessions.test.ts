@@ -272,6 +272,77 @@ describe("in process, on a manual clock", () => {
     });
   });
 
+  test("a user holds at most maxSessionsPerUser sessions: one more login revokes their oldest", async () => {
+    const { app, login, account } = inProcess({ maxSessionsPerUser: 2 });
+    const ada = [];
+    for (let index = 0; index < 4; index++) ada.push(cookiePair(await login()));
+    const grace = cookiePair(await login("grace", "compiler-1952"));
+    // A logout frees a place of ada's own: her next login revokes nobody.
+    await app.request("/logout", { method: "POST", headers: { Cookie: ada[3]! } });
+    const afterLogout = cookiePair(await login());
+    const statuses = [];
+    for (const cookie of [...ada, afterLogout, grace])
+      statuses.push((await account(cookie)).status);
+    expect({
+      statuses,
+      size: app.shared.sessions.size,
+      displaced: app.shared.perUser.displaced,
+    }).toEqual({ statuses: [303, 303, 200, 303, 200, 200], size: 3, displaced: 2 });
+  });
+
+  test("POST /login checks Origin: another site or null is a 403 with no session; same or none passes", async () => {
+    const { app } = inProcess();
+    const answers: Record<string, unknown> = {};
+    for (const origin of ["http://evil.example", "null", "https://localhost", "http://localhost"]) {
+      const response = await app.request("/login", {
+        method: "POST",
+        headers: { ...formType, Origin: origin },
+        body: loginBody("ada", "analytical-engine"),
+      });
+      answers[origin] = [response.status, response.headers.get("set-cookie") !== null];
+    }
+    const none = await app.request("/login", {
+      method: "POST",
+      headers: formType,
+      body: loginBody("ada", "analytical-engine"),
+    });
+    const forbidden = await app.request("/login", {
+      method: "POST",
+      headers: { ...formType, Origin: "http://evil.example" },
+      body: loginBody("ada", "wrong"),
+    });
+    expect({
+      answers,
+      none: none.status,
+      forbidden: [forbidden.status, await forbidden.text()],
+      size: app.shared.sessions.size,
+    }).toEqual({
+      answers: {
+        "http://evil.example": [403, false],
+        null: [403, false],
+        "https://localhost": [403, false],
+        "http://localhost": [303, true],
+      },
+      none: 303,
+      forbidden: [403, "Forbidden: this sign-in form was posted from another site\n"],
+      size: 2,
+    });
+  });
+
+  test("with secureCookies the expected origin is https", async () => {
+    const { app } = inProcess({ secureCookies: true });
+    const statuses = [];
+    for (const origin of ["http://localhost", "https://localhost"]) {
+      const response = await app.request("/login", {
+        method: "POST",
+        headers: { ...formType, Origin: origin },
+        body: loginBody("ada", "analytical-engine"),
+      });
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([403, 303]);
+  });
+
   test("secureCookies makes the cookie __Host-session with Secure", async () => {
     const { login } = inProcess({ secureCookies: true });
     const cookie = (await login()).headers.get("set-cookie") ?? "";

@@ -129,7 +129,7 @@ test("the stream sends exact chunked text/event-stream frames with ids; Last-Eve
   expect(bodyBytes(again)).toBe(`${chunk(missed)}${chunk(frames(1, 6, 11))}0\r\n\r\n`);
 });
 
-test("a new stream replays its job from the start; one that has the 100% event gets an empty stream", async () => {
+test("a new stream replays its job from the start; once the 100% event is had, a reconnect is a 204", async () => {
   await using running = startApp();
   const { io, app } = running;
   const cookie = cookieOf(await postJob(app));
@@ -147,21 +147,42 @@ test("a new stream replays its job from the start; one that has the 100% event g
   for (let step = 0; step <= 10; step++) expected += frame(2 * step + 2, 2, step * 10);
   const whole = await events();
   expect([whole.status, await whole.text()]).toEqual([200, expected]);
+  // A client that missed events still gets them, even after another stream delivered the end.
   const tail = await events(18);
   expect(await tail.text()).toBe(frame(20, 2, 90) + frame(22, 2, 100));
-  const caughtUp = await events(22);
-  expect([caughtUp.status, caughtUp.headers.get("content-type"), await caughtUp.text()]).toEqual([
-    200,
-    "text/event-stream; charset=utf-8",
-    "",
-  ]);
+  // It has the 100% event (Last-Event-ID), or sends none after the end was delivered: 204, the
+  // answer that stops an EventSource from reconnecting.
+  const answers = [];
+  for (const lastEventId of [22, 23, undefined]) {
+    const response = await events(lastEventId);
+    answers.push([
+      response.status,
+      response.headers.get("content-type"),
+      response.headers.get("cache-control"),
+      await response.text(),
+    ]);
+  }
+  expect(answers).toEqual(Array(3).fill([204, null, "no-cache", ""]));
+  expect(app.shared.producer.channel.subscribers).toBe(0);
+});
+
+test("a job's end not yet delivered to any stream is replayed to a new stream without Last-Event-ID", async () => {
+  await using running = startApp();
+  const { io, app } = running;
+  const cookie = cookieOf(await postJob(app));
+  for (let step = 0; step < 10; step++) io.advance(stepMs);
+  // The JSON status does not count as delivering the events.
+  await app.request("/jobs/1", { headers: { cookie } });
+  const first = await app.request("/jobs/1/events", { headers: { cookie } });
+  const again = await app.request("/jobs/1/events", { headers: { cookie } });
+  expect([first.status, await first.text(), again.status]).toEqual([200, frames(1, 1, 11), 204]);
 });
 
 test("only the session that started a job may read it", async () => {
   await using running = startApp();
   const { app } = running;
   const owner = cookieOf(await postJob(app));
-  const stranger = cookieOf(await app.request("/"));
+  const stranger = cookieOf(await postJob(app));
   const answer = async (path: string, cookie?: string) => {
     const response = await app.request(path, { headers: cookie ? { cookie } : {} });
     return `${response.status} ${await response.text()}`;
@@ -173,9 +194,11 @@ test("only the session that started a job may read it", async () => {
     await answer("/jobs/1", stranger),
     await answer("/jobs/01/events", owner),
     await answer("/jobs/2/events", owner),
+    await answer("/jobs/3/events", owner),
   ]).toEqual([
-    "403 Forbidden: no session; load / or POST /jobs first\n",
-    "403 Forbidden: no session; load / or POST /jobs first\n",
+    "403 Forbidden: no session; POST /jobs first\n",
+    "403 Forbidden: no session; POST /jobs first\n",
+    "404 Not Found: no such job\n",
     "404 Not Found: no such job\n",
     "404 Not Found: no such job\n",
     "404 Not Found: no such job\n",
@@ -253,30 +276,37 @@ test("the job table holds maxJobs: one more is a 503 with Retry-After until a jo
   expect(statuses).toEqual([404, 200, 200]);
 });
 
-test("the session set holds maxSessions: one more is a 503; logout and expiry free slots", async () => {
-  await using running = startApp({ maxSessions: 2, sessionTtlMs: 60_000 });
+test("a full session set evicts its oldest session without a running job; none left is a 503", async () => {
+  await using running = startApp({ maxSessions: 2, maxJobs: 4, sessionTtlMs: 60_000 });
   const { io, app } = running;
-  const first = await app.request("/");
-  const second = await app.request("/");
-  const full = await app.request("/");
-  expect([first.status, second.status, full.status, full.headers.get("retry-after")]).toEqual([
-    200,
-    200,
-    503,
-    "60",
-  ]);
-  expect(await full.text()).toBe("Service Unavailable: too many sessions, retry later\n");
-  await app.request("/logout", { method: "POST", headers: { cookie: cookieOf(first) } });
-  const afterLogout = await app.request("/");
-  expect([afterLogout.status, (await app.request("/")).status]).toEqual([200, 503]);
+  const first = cookieOf(await postJob(app));
+  const second = cookieOf(await postJob(app));
+  // Both sessions have a running job: neither may be evicted.
+  const full = await postJob(app);
+  const fullAnswer = [full.status, full.headers.get("retry-after"), await full.text()];
+  for (let step = 0; step < 10; step++) io.advance(stepMs);
+  // Both jobs are over: a new session evicts the oldest one.
+  const third = cookieOf(await postJob(app));
+  const status = async (cookie: string, id: number) =>
+    (await app.request(`/jobs/${id}`, { headers: { cookie } })).status;
+  expect({
+    fullAnswer,
+    statuses: [await status(first, 1), await status(second, 2), await status(third, 3)],
+    size: app.shared.sessions.size,
+    evicted: app.shared.sessions.evicted,
+  }).toEqual({
+    fullAnswer: [503, "60", "Service Unavailable: too many sessions, retry later\n"],
+    statuses: [403, 200, 200],
+    size: 2,
+    evicted: 1,
+  });
+  await app.request("/logout", { method: "POST", headers: { cookie: second } });
   io.advance(60_000);
-  const afterExpiry = [(await app.request("/")).status, (await app.request("/")).status];
-  expect(afterExpiry).toEqual([200, 200]);
-  const stale = await app.request("/jobs/1", { headers: { cookie: cookieOf(second) } });
-  expect(stale.status).toBe(403);
+  const stale = await app.request("/jobs/3", { headers: { cookie: third } });
+  expect([stale.status, app.shared.sessions.evicted]).toEqual([403, 1]);
 });
 
-test("GET / serves the embedded page as a borrowed body and starts a session once", async () => {
+test("GET / serves the embedded page as a borrowed body and starts no session", async () => {
   await using running = startApp();
   const { app, server } = running;
   const page = await Bun.file(`${import.meta.dir}/../../examples/sse-jobs/page.html`).text();
@@ -288,8 +318,7 @@ test("GET / serves the embedded page as a borrowed body and starts a session onc
     await response.text(),
   ]).toEqual([200, "text/html; charset=utf-8", "no-store", page]);
   expect(server.stats().bytesBorrowed).toBe(Buffer.byteLength(page));
-  const again = await app.request("/", { headers: { cookie: cookieOf(response) } });
-  expect([again.status, again.headers.get("set-cookie")]).toEqual([200, null]);
+  expect([response.headers.get("set-cookie"), app.shared.sessions.size]).toEqual([null, 0]);
   for (const needed of [
     'id="bar"',
     'id="percent"',
@@ -303,15 +332,11 @@ test("GET / serves the embedded page as a borrowed body and starts a session onc
 
 test("bun run example sse-jobs: raw SSE frames over HTTP, Last-Event-ID resume, logout ends a stream", async () => {
   await using example = await startExample("sse-jobs");
-  const page = await fetch(example.baseUrl);
-  const cookie = cookieOf(page);
+  const created = await fetch(new URL("/jobs", example.baseUrl), { method: "POST" });
+  const cookie = cookieOf(created);
   const post = (path: string) =>
     fetch(new URL(path, example.baseUrl), { method: "POST", headers: { cookie } });
-  expect(await (await post("/jobs")).json()).toEqual({
-    id: 1,
-    percent: 0,
-    events: "/jobs/1/events",
-  });
+  expect(await created.json()).toEqual({ id: 1, percent: 0, events: "/jobs/1/events" });
 
   const first = await RawClient.connect(example.port);
   first.send(streamRequest("/jobs/1/events", cookie));
@@ -330,6 +355,10 @@ test("bun run example sse-jobs: raw SSE frames over HTTP, Last-Event-ID resume, 
   ]);
   expect(withoutHeartbeats(response.text)).toBe(frames(1, lastSeen + 1, 11));
   expect(readEventStream(response.text, String(lastSeen)).lastEventId).toBe("11");
+  // What an EventSource does when the stream ends: reconnect with its last id. Told 204, it stops.
+  using reconnect = await RawClient.connect(example.port);
+  reconnect.send(streamRequest("/jobs/1/events", cookie, 11));
+  expect((await reconnect.response()).statusLine).toBe("HTTP/1.1 204 No Content");
 
   expect((await post("/jobs")).status).toBe(201);
   using revoked = await RawClient.connect(example.port);

@@ -275,6 +275,33 @@ describe("WorkerPool: abort and close", () => {
     expect(workers.stats()).toMatchObject({ threads: 1, busy: 0, aborted: 3, completed: 2 });
   });
 
+  test("a context awaits only accepted jobs off its worker, and its signal or the caller's aborts", async () => {
+    await using workers = pool({ threads: 1, maxQueuedJobs: 1 });
+    const request = new AbortController();
+    const offWorker: string[] = [];
+    const context = {
+      signal: request.signal,
+      awaitOffWorker<T>(pending: Promise<T>): Promise<T> {
+        const { busy, queued } = workers.stats();
+        offWorker.push(`busy ${busy} queued ${queued}`);
+        return pending;
+      },
+    };
+    const own = new AbortController();
+    const hung = outcome(workers.run({ kind: "hang" }, { context }));
+    const queued = outcome(workers.run(echo("queued"), { context, signal: own.signal }));
+    const refused = outcome(workers.run(echo("refused"), { context }));
+    expect(await refused).toEqual({ error: expect.any(ServiceBusyError) });
+    own.abort(new Error("the caller's own signal"));
+    expect(await queued).toEqual({ error: new Error("the caller's own signal") });
+    request.abort(new Error("the client left"));
+    expect(await hung).toEqual({ error: new Error("the client left") });
+    expect({ offWorker, stats: workers.stats() }).toMatchObject({
+      offWorker: ["busy 1 queued 0", "busy 1 queued 1"],
+      stats: { busy: 0, queued: 0, aborted: 2, rejectedBusy: 1 },
+    });
+  });
+
   test("close() refuses new jobs, drains queued and running ones, then stops every thread", async () => {
     const workers = pool({ threads: 1, maxQueuedJobs: 4 });
     const accepted = [
