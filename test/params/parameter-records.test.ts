@@ -1,3 +1,4 @@
+import { heapStats } from "bun:jsc";
 import { describe, expect, test } from "bun:test";
 import { ParameterRecords } from "../../src/params/parameter-records.ts";
 
@@ -167,4 +168,36 @@ test("firstRaw on unsplit text agrees with the split entries", () => {
       });
     }
   }
+});
+
+describe("entries are made only when asked for", () => {
+  // Issue "No client can deny service to other clients", point 5: a view must not multiply the
+  // body's size. Counted as live plain objects after a full collection.
+  const liveObjects = () => {
+    Bun.gc(true);
+    return heapStats().objectTypeCounts.Object ?? 0;
+  };
+
+  test("length, firstRaw, allRaw and a partial iteration keep no entry objects", () => {
+    const records = ParameterRecords.parse("a=1&".repeat(100_000));
+    const before = liveObjects();
+    let iterated = 0;
+    for (const _entry of records) if (++iterated === 3) break;
+    const read = [records.length, records.firstRaw("a"), records.allRaw("b"), iterated];
+    const kept = liveObjects() - before;
+    expect({ read, fewObjects: kept < 100 }).toEqual({
+      read: [100_000, { nameRaw: "a", valueRaw: "1" }, [], 3],
+      fewObjects: true,
+    });
+  });
+
+  test("reading entries makes them all, once", () => {
+    const records = ParameterRecords.parse("a=1&".repeat(100_000));
+    const before = liveObjects();
+    const first = records.entries;
+    const kept = liveObjects() - before;
+    expect({ length: first.length, same: records.entries === first, all: kept >= 100_000 }).toEqual(
+      { length: 100_000, same: true, all: true },
+    );
+  });
 });
