@@ -5,6 +5,7 @@ import { parseMediaRange, splitListMembers } from "../../src/negotiation/media-r
 import { formDecodeInto, percentDecodeInto } from "../../src/params/codecs.ts";
 import { ParameterRecords } from "../../src/params/parameter-records.ts";
 import { MultipartError, parseMultipart } from "../../src/request/multipart.ts";
+import { Router } from "../../src/router/router.ts";
 import { decodeSessionToken } from "../../src/sessions/session-token.ts";
 import { parseLastEventId } from "../../src/sse/last-event-id.ts";
 import { expectLinear, filled, latin1Bytes, linearCase } from "./support/linear-work.ts";
@@ -283,6 +284,27 @@ describe("single-value fields", () => {
       build: (bytes) => "A".repeat(bytes),
       run: decodeSessionToken,
       check: isUndefined,
+    }),
+  ])("$name", (testCase) => expectLinear(testCase));
+});
+
+describe("router (paths are still percent-encoded)", () => {
+  const router = new Router<string>();
+  router.add("GET", "/items/:id", "item");
+  router.add("GET", "/files/*rest", "files");
+  const kindOf = (path: string) => router.find("GET", path).kind;
+  test.each([
+    linearCase({
+      name: "many empty segments",
+      build: (bytes) => filled(bytes, "/items", "/"),
+      run: kindOf,
+      check: (kind) => expect(kind).toBe("notFound"),
+    }),
+    linearCase({
+      name: "a rest of escaped segments",
+      build: (bytes) => filled(bytes, "/files", "/%41"),
+      run: kindOf,
+      check: (kind) => expect(kind).toBe("found"),
     }),
   ])("$name", (testCase) => expectLinear(testCase));
 });
