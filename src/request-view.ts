@@ -1,7 +1,7 @@
 import type { Exchange } from "corral-engine";
 import { type CookieEntry, findCookie, parseCookieHeader } from "./cookies/cookie-header.ts";
 import { DecodeError } from "./params/decode-error.ts";
-import { countEntries } from "./params/entry-cursor.ts";
+import { countEntries, countEntryBytes } from "./params/entry-cursor.ts";
 import { ParameterLimitError } from "./params/parameter-limit-error.ts";
 import { ParameterRecords } from "./params/parameter-records.ts";
 import { type MultipartPart, parseMultipart } from "./request/multipart.ts";
@@ -129,7 +129,12 @@ export class RequestView {
     this.assertLive();
     if (this.#query === undefined) {
       const raw = this.#exchange.query;
-      this.#checkParameterCount(raw, "query");
+      const limit = this.#limits.maxParameters;
+      // n non-empty entries take at least 2n - 1 characters, so shorter text cannot pass the limit
+      // and needs no count: the usual short query pays nothing.
+      if (raw.length > 2 * limit && countEntries(raw, limit) > limit) {
+        throw new ParameterLimitError("query", limit);
+      }
       this.#query = ParameterRecords.parse(raw, this);
     }
     return this.#query;
@@ -146,10 +151,14 @@ export class RequestView {
       if (type !== "application/x-www-form-urlencoded") {
         throw new MediaTypeError("application/x-www-form-urlencoded", type);
       }
-      // A view, not a copy: the body becomes one Latin-1 string of its own size, no more.
       const body = this.#exchange.body;
+      const limit = this.#limits.maxParameters;
+      // Counted on the bytes: a body over the limit is refused before any string is made of it.
+      if (body.length > 2 * limit && countEntryBytes(body, limit) > limit) {
+        throw new ParameterLimitError("form", limit);
+      }
+      // Read through a view, not a copy: one Latin-1 string of the body's own size, no more.
       const raw = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("latin1");
-      this.#checkParameterCount(raw, "form");
       this.#form = ParameterRecords.parse(raw, this);
     }
     return this.#form;
@@ -185,15 +194,6 @@ export class RequestView {
   /** The raw value of the first cookie named `name`, or undefined. */
   cookie(name: string): string | undefined {
     return findCookie(this.cookies(), name);
-  }
-
-  #checkParameterCount(raw: string, source: "query" | "form"): void {
-    const limit = this.#limits.maxParameters;
-    // n non-empty entries take at least 2n - 1 characters, so shorter text cannot pass the limit
-    // and needs no count: the usual short query pays nothing.
-    if (raw.length > 2 * limit && countEntries(raw, limit) > limit) {
-      throw new ParameterLimitError(source, limit);
-    }
   }
 
   #contentType(): string {

@@ -3,6 +3,7 @@ import type { ParameterEntry } from "./parameter-records.ts";
 const ampersand = "&";
 const equalsSign = "=";
 const equalsCode = 0x3d;
+const ampersandCode = 0x26;
 
 /**
  * Walks the `name=value` pieces of raw `application/x-www-form-urlencoded` text (WHATWG URL
@@ -82,6 +83,21 @@ export function countEntries(raw: string, stopAfter: number): number {
     start = end + 1;
   }
   return count;
+}
+
+/**
+ * `countEntries` over the bytes of a form body, before any string is made of them: a body over
+ * the limit is refused without a copy of itself.
+ */
+export function countEntryBytes(bytes: Uint8Array, stopAfter: number): number {
+  let count = 0;
+  let start = 0;
+  for (let index = 0; index < bytes.length && count <= stopAfter; index++) {
+    if (bytes[index] !== ampersandCode) continue;
+    if (index > start) count++;
+    start = index + 1;
+  }
+  return start < bytes.length ? count + 1 : count;
 }
 
 /** The first entry named `name`, found without splitting the rest (the rules `EntryCursor` has). */
