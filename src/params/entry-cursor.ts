@@ -97,7 +97,8 @@ export function countEntryBytes(bytes: Uint8Array, stopAfter: number): number {
     if (index > start) count++;
     start = index + 1;
   }
-  return start < bytes.length ? count + 1 : count;
+  // The last piece has no "&" after it; once the count is past the limit, it need not count.
+  return count <= stopAfter && start < bytes.length ? count + 1 : count;
 }
 
 /** The first entry named `name`, found without splitting the rest (the rules `EntryCursor` has). */
