@@ -22,6 +22,7 @@ export interface AppLimits extends Limits, RequestViewLimits {}
 
 /** Defaults of the App's own limits (the engine's are `defaultLimits`). */
 export const defaultRequestViewLimits: RequestViewLimits = Object.freeze({
+  maxParameters: 1000,
   maxMultipartParts: 64,
   maxMultipartPartHeaderBytes: 1024,
 });
@@ -106,9 +107,10 @@ export class App<Shared, Locals extends object = NoLocals> {
   constructor(options: AppOptions<Shared>) {
     this.shared = options.shared;
     this.io = options.io ?? systemIo;
-    const { maxMultipartParts, maxMultipartPartHeaderBytes, ...engineLimits } =
+    const { maxParameters, maxMultipartParts, maxMultipartPartHeaderBytes, ...engineLimits } =
       options.limits ?? {};
     const viewLimits = {
+      maxParameters: maxParameters ?? defaultRequestViewLimits.maxParameters,
       maxMultipartParts: maxMultipartParts ?? defaultRequestViewLimits.maxMultipartParts,
       maxMultipartPartHeaderBytes:
         maxMultipartPartHeaderBytes ?? defaultRequestViewLimits.maxMultipartPartHeaderBytes,
@@ -252,6 +254,7 @@ export class App<Shared, Locals extends object = NoLocals> {
 
   #engineLimits(): Limits {
     const {
+      maxParameters: _parameters,
       maxMultipartParts: _parts,
       maxMultipartPartHeaderBytes: _headers,
       ...limits

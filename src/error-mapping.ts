@@ -2,6 +2,7 @@ import type { Exchange } from "corral-engine";
 import type { Context } from "./context.ts";
 import { HttpError } from "./http-error.ts";
 import { DecodeError } from "./params/decode-error.ts";
+import { ParameterLimitError } from "./params/parameter-limit-error.ts";
 import { MultipartError } from "./request/multipart.ts";
 import { MediaTypeError } from "./request-view.ts";
 import {
@@ -62,6 +63,9 @@ function knownAnswer(error: unknown): KnownAnswer | undefined {
     return { status: error.status, message: error.message, headers: error.headers };
   }
   if (error instanceof DecodeError) {
+    return { status: 400, message: `Bad Request: ${error.message}`, headers: {} };
+  }
+  if (error instanceof ParameterLimitError) {
     return { status: 400, message: `Bad Request: ${error.message}`, headers: {} };
   }
   if (error instanceof MultipartError) {

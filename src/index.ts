@@ -54,6 +54,7 @@ export { Notifier, type NotifierListener } from "./notifier.ts";
 export { decodeText, formDecodeInto, params, percentDecodeInto } from "./params/codecs.ts";
 // Query, form and multipart
 export { DecodeError } from "./params/decode-error.ts";
+export { ParameterLimitError } from "./params/parameter-limit-error.ts";
 export { type ParameterEntry, ParameterRecords } from "./params/parameter-records.ts";
 export { MultipartError, type MultipartPart } from "./request/multipart.ts";
 export { MediaTypeError, RequestView, type RequestViewLimits } from "./request-view.ts";

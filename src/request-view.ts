@@ -1,11 +1,15 @@
 import type { Exchange } from "corral-engine";
 import { type CookieEntry, findCookie, parseCookieHeader } from "./cookies/cookie-header.ts";
 import { DecodeError } from "./params/decode-error.ts";
+import { countEntries, countEntryBytes } from "./params/entry-cursor.ts";
+import { ParameterLimitError } from "./params/parameter-limit-error.ts";
 import { ParameterRecords } from "./params/parameter-records.ts";
 import { type MultipartPart, parseMultipart } from "./request/multipart.ts";
 
 /** Limits of the request views that the App, not the engine, enforces. */
 export interface RequestViewLimits {
+  /** Entries in a query, and in a URL-encoded form body; past it `query()`/`form()` throw (400). */
+  readonly maxParameters: number;
   readonly maxMultipartParts: number;
   readonly maxMultipartPartHeaderBytes: number;
 }
@@ -126,14 +130,26 @@ export class RequestView {
     }
   }
 
-  /** The query as ordered raw entries. */
+  /** The query as ordered raw entries; more than `maxParameters` is a `ParameterLimitError`. */
   query(): ParameterRecords {
     this.assertLive();
-    this.#query ??= ParameterRecords.parse(this.#exchange.query, this);
+    if (this.#query === undefined) {
+      const raw = this.#exchange.query;
+      const limit = this.#limits.maxParameters;
+      // n non-empty entries take at least 2n - 1 characters, so shorter text cannot pass the limit
+      // and needs no count: the usual short query pays nothing.
+      if (raw.length > 2 * limit && countEntries(raw, limit) > limit) {
+        throw new ParameterLimitError("query", limit);
+      }
+      this.#query = ParameterRecords.parse(raw, this);
+    }
     return this.#query;
   }
 
-  /** An `application/x-www-form-urlencoded` body as ordered raw entries; another type is a 415. */
+  /**
+   * An `application/x-www-form-urlencoded` body as ordered raw entries; another type is a 415,
+   * more than `maxParameters` entries a `ParameterLimitError` (400).
+   */
   form(): ParameterRecords {
     this.assertLive();
     // The parsed records are made from a copy of the body, so they outlive a released body.
@@ -143,7 +159,15 @@ export class RequestView {
     if (type !== "application/x-www-form-urlencoded") {
       throw new MediaTypeError("application/x-www-form-urlencoded", type);
     }
-    this.#form = ParameterRecords.parse(Buffer.from(this.#exchange.body).toString("latin1"), this);
+    const body = this.#exchange.body;
+    const limit = this.#limits.maxParameters;
+    // Counted on the bytes: a body over the limit is refused before any string is made of it.
+    if (body.length > 2 * limit && countEntryBytes(body, limit) > limit) {
+      throw new ParameterLimitError("form", limit);
+    }
+    // Read through a view, not a copy: one Latin-1 string of the body's own size, no more.
+    const raw = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("latin1");
+    this.#form = ParameterRecords.parse(raw, this);
     return this.#form;
   }
 

@@ -26,7 +26,14 @@ export interface JsonLookupShared {
   readonly items: ReadonlyMap<string, Item>;
 }
 
-const itemPath = /^\/items\/([^/]+)$/;
+const itemPathPrefix = "/items/";
+
+/** The raw `:id` segment of a `/items/:id` path, or undefined for any other path. */
+function itemSegment(path: string): string | undefined {
+  if (!path.startsWith(itemPathPrefix)) return undefined;
+  const segment = path.slice(itemPathPrefix.length);
+  return segment === "" || segment.includes("/") ? undefined : segment;
+}
 
 /**
  * The router decodes `:id` with `decodeURIComponent` and answers a malformed escape with its own
@@ -36,7 +43,7 @@ const itemPath = /^\/items\/([^/]+)$/;
  */
 const malformedIdAsJson = middleware<object, object, JsonLookupShared>({
   before(ctx) {
-    const segment = itemPath.exec(ctx.request.path)?.[1];
+    const segment = itemSegment(ctx.request.path);
     if (segment === undefined) return;
     try {
       decodeURIComponent(segment);

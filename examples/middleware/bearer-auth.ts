@@ -32,14 +32,11 @@ export function bearerAuth(tokens: TokenTable, realm = "corral") {
   }
   return middleware<AuthLocals>({
     before(ctx) {
-      const credentials = ctx.request.header("authorization") ?? "";
-      // RFC 9110 §11.1: the scheme is case-insensitive; §11.4: one or more spaces follow it.
-      const match = /^([^ ]+) +(.*)$/.exec(credentials.trim());
-      if (match === null || match[1]!.toLowerCase() !== "bearer") {
+      const token = bearerCredentials(ctx.request.header("authorization") ?? "");
+      if (token === undefined) {
         // RFC 6750 §3.1: a request without credentials gets no error code.
         return refuse(ctx.response, realm, 401, undefined, "send Authorization: Bearer <token>");
       }
-      const token = match[2]!;
       if (!isBearerTokenSyntax(token)) {
         return refuse(ctx.response, realm, 400, "invalid_request", "the bearer token is malformed");
       }
@@ -50,6 +47,24 @@ export function bearerAuth(tokens: TokenTable, realm = "corral") {
       ctx.locals.user = user;
     },
   });
+}
+
+/**
+ * The credentials of an `Authorization` value whose scheme is `Bearer`, or undefined for another
+ * scheme or none. RFC 9110 §11.1: the scheme is case-insensitive; §11.4: one or more spaces
+ * follow it. One pass over the client's text, no pattern that could backtrack over it.
+ *
+ * @example
+ * bearerCredentials("bearer  abc"); // "abc"
+ * bearerCredentials("Basic abc"); // undefined
+ */
+export function bearerCredentials(authorization: string): string | undefined {
+  const value = authorization.trim();
+  const schemeEnd = value.indexOf(" ");
+  if (schemeEnd <= 0 || value.slice(0, schemeEnd).toLowerCase() !== "bearer") return undefined;
+  let start = schemeEnd;
+  while (value.charCodeAt(start) === 0x20) start++;
+  return value.slice(start);
 }
 
 /** Answers with a JSON error and the Bearer challenge (RFC 6750 §3), and stops the chain. */

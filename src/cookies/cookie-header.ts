@@ -1,3 +1,5 @@
+import { isTokenCode, trimWhitespace } from "../field-syntax.ts";
+
 /**
  * One `name=value` pair of a request `Cookie` header, as the client sent it.
  *
@@ -29,12 +31,23 @@ export function parseCookieHeader(header: string): CookieEntry[] {
   const entries: CookieEntry[] = [];
   // RFC 6265 §4.2.1: cookie-string = cookie-pair *( ";" SP cookie-pair ); the space is optional
   // here because some clients omit it.
-  for (const piece of header.split(";")) {
-    const equals = piece.indexOf("=");
-    if (equals === -1) continue;
-    const name = trimWhitespace(piece.slice(0, equals));
-    const value = unquote(trimWhitespace(piece.slice(equals + 1)));
-    if (token.test(name) && !hasControlCharacter(value)) entries.push({ name, value });
+  // The next "=" at or after `start` (the length when none), kept across pieces: searching
+  // afresh in each piece would rescan a long run of pieces without "=" once per piece.
+  let equals = -1;
+  let start = 0;
+  while (start < header.length) {
+    let end = header.indexOf(";", start);
+    if (end < 0) end = header.length;
+    if (equals < start) {
+      equals = header.indexOf("=", start);
+      if (equals < 0) equals = header.length;
+    }
+    if (equals < end) {
+      const name = trimWhitespace(header.slice(start, equals));
+      const value = unquote(trimWhitespace(header.slice(equals + 1, end)));
+      if (isToken(name) && !hasControlCharacter(value)) entries.push({ name, value });
+    }
+    start = end + 1;
   }
   return entries;
 }
@@ -53,27 +66,19 @@ export function findCookie(entries: readonly CookieEntry[], name: string): strin
   return undefined;
 }
 
-// RFC 9110 §5.6.3: OWS is spaces and horizontal tabs only; String.trim would also take NBSP and
-// line terminators, which are not whitespace in a header.
-function trimWhitespace(text: string): string {
-  let start = 0;
-  let end = text.length;
-  while (start < end && isWhitespace(text.charCodeAt(start))) start++;
-  while (end > start && isWhitespace(text.charCodeAt(end - 1))) end--;
-  return text.slice(start, end);
-}
-
-function isWhitespace(code: number): boolean {
-  return code === 0x20 || code === 0x09;
-}
-
 function unquote(value: string): string {
   const quoted = value.length >= 2 && value.startsWith('"') && value.endsWith('"');
   return quoted ? value.slice(1, -1) : value;
 }
 
-// RFC 9110 §5.6.2 tchar; cookie names are tokens (RFC 6265 §4.1.1).
-const token = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// Cookie names are tokens (RFC 6265 §4.1.1).
+function isToken(name: string): boolean {
+  if (name === "") return false;
+  for (let index = 0; index < name.length; index++) {
+    if (!isTokenCode(name.charCodeAt(index))) return false;
+  }
+  return true;
+}
 
 // RFC 6265bis ignores a cookie holding a control character other than tab; so does this parser.
 function hasControlCharacter(value: string): boolean {

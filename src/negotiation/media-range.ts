@@ -1,3 +1,11 @@
+import {
+  quotedStringEnd,
+  skipWhitespace,
+  tokenEnd,
+  trimWhitespace,
+  unquoteString,
+} from "../field-syntax.ts";
+
 /**
  * One media range of an `Accept` header, or one media type a server offers, as RFC 9110 §12.5.1
  * and §8.3.1 define them: type and subtype lower-cased, parameters by lower-cased name with their
@@ -18,19 +26,14 @@ export interface MediaRange {
   readonly quality: number;
 }
 
-// RFC 9110 §5.6.2: token = 1*tchar.
-const token = "[!#$%&'*+\\-.^_`|~0-9A-Za-z]+";
-// RFC 9110 §5.6.4: quoted-string with qdtext and quoted-pair (obs-text included).
-const quotedString =
-  '"(?:[\\t \\x21\\x23-\\x5B\\x5D-\\x7E\\x80-\\xFF]|\\\\[\\t \\x21-\\x7E\\x80-\\xFF])*"';
-// RFC 9110 §8.3.1 and §5.6.6: type "/" subtype, then *( OWS ";" OWS [ parameter ] ), written so
-// that each space belongs to one place only: no backtracking blow-up on a long malformed value.
-const mediaRangePattern = new RegExp(
-  `^(${token})/(${token})[ \\t]*((?:;[ \\t]*(?:${token}=(?:${token}|${quotedString})[ \\t]*)?)*)$`,
-);
-const parameterPattern = new RegExp(`(${token})=(${token}|${quotedString})`, "g");
-// RFC 9110 §12.4.2: qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] ).
-const qualityPattern = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
+const slash = 0x2f;
+const semicolon = 0x3b;
+const equalsSign = 0x3d;
+const quote = 0x22;
+const fullStop = 0x2e;
+const digitZero = 0x30;
+const digitOne = 0x31;
+const digitNine = 0x39;
 
 /**
  * Parses one list member (OWS already trimmed) into a media range, or `undefined` when it breaks
@@ -44,25 +47,71 @@ const qualityPattern = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
  * parseMediaRange("text/html;q=2"); // undefined
  */
 export function parseMediaRange(member: string, weighted = true): MediaRange | undefined {
-  const match = mediaRangePattern.exec(member);
-  if (match === null) return undefined;
-  const type = match[1]!.toLowerCase();
-  const subtype = match[2]!.toLowerCase();
+  const typeEnd = tokenEnd(member, 0);
+  if (typeEnd === 0 || member.charCodeAt(typeEnd) !== slash) return undefined;
+  const subtypeEnd = tokenEnd(member, typeEnd + 1);
+  if (subtypeEnd === typeEnd + 1) return undefined;
+  const type = member.slice(0, typeEnd).toLowerCase();
+  const subtype = member.slice(typeEnd + 1, subtypeEnd).toLowerCase();
   if (type === "*" && subtype !== "*") return undefined;
   const parameters = new Map<string, string>();
-  let quality = 1;
-  for (const [, rawName, rawValue] of match[3]!.matchAll(parameterPattern)) {
-    const name = rawName!.toLowerCase();
-    if (name === "q") {
-      if (!weighted || !qualityPattern.test(rawValue!)) return undefined;
-      quality = Number(rawValue);
-      break;
+  let quality: number | undefined;
+  // RFC 9110 §8.3.1 and §5.6.6: *( OWS ";" OWS [ parameter ] ), each parameter a token "=" a
+  // token or a quoted-string; the whole member is checked, also past q.
+  let index = subtypeEnd;
+  for (;;) {
+    index = skipWhitespace(member, index);
+    if (index === member.length) break;
+    if (member.charCodeAt(index) !== semicolon) return undefined;
+    index = skipWhitespace(member, index + 1);
+    if (index === member.length) break;
+    if (member.charCodeAt(index) === semicolon) continue;
+    const nameEnd = tokenEnd(member, index);
+    if (nameEnd === index || member.charCodeAt(nameEnd) !== equalsSign) return undefined;
+    const valueStart = nameEnd + 1;
+    const quoted = member.charCodeAt(valueStart) === quote;
+    const valueEnd = quoted ? quotedStringEnd(member, valueStart) : tokenEnd(member, valueStart);
+    if (valueEnd <= valueStart) return undefined;
+    if (quality === undefined) {
+      const name = member.slice(index, nameEnd).toLowerCase();
+      if (name === "q") {
+        quality = quoted || !weighted ? undefined : qualityValue(member, valueStart, valueEnd);
+        if (quality === undefined) return undefined;
+      } else {
+        if (parameters.has(name)) return undefined;
+        parameters.set(
+          name,
+          quoted ? unquoteString(member, valueStart, valueEnd) : member.slice(valueStart, valueEnd),
+        );
+      }
     }
-    if (parameters.has(name)) return undefined;
-    parameters.set(name, unquote(rawValue!));
+    index = valueEnd;
   }
   // fromEntries defines own properties, so a parameter named `__proto__` stays a parameter.
-  return { type, subtype, parameters: Object.freeze(Object.fromEntries(parameters)), quality };
+  return {
+    type,
+    subtype,
+    parameters: Object.freeze(Object.fromEntries(parameters)),
+    quality: quality ?? 1,
+  };
+}
+
+/**
+ * The weight `text[start, end)` spells, or undefined when it is not a qvalue (RFC 9110 §12.4.2:
+ * `( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] )`).
+ */
+function qualityValue(text: string, start: number, end: number): number | undefined {
+  const length = end - start;
+  const first = text.charCodeAt(start);
+  if (length > 5 || (first !== digitZero && first !== digitOne)) return undefined;
+  if (length > 1 && text.charCodeAt(start + 1) !== fullStop) return undefined;
+  for (let index = start + 2; index < end; index++) {
+    const code = text.charCodeAt(index);
+    const allowed =
+      first === digitZero ? code >= digitZero && code <= digitNine : code === digitZero;
+    if (!allowed) return undefined;
+  }
+  return Number(text.slice(start, end));
 }
 
 /**
@@ -94,11 +143,6 @@ export function splitListMembers(value: string): string[] {
 }
 
 function pushMember(members: string[], text: string): void {
-  const trimmed = text.replace(/^[ \t]+|[ \t]+$/g, "");
+  const trimmed = trimWhitespace(text);
   if (trimmed !== "") members.push(trimmed);
-}
-
-function unquote(value: string): string {
-  if (!value.startsWith('"')) return value;
-  return value.slice(1, -1).replace(/\\(.)/gs, "$1");
 }

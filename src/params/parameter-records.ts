@@ -1,3 +1,5 @@
+import { countEntries, EntryCursor, firstInRaw } from "./entry-cursor.ts";
+
 /**
  * One `name=value` entry of a query or URL-encoded form, undecoded. Decode explicitly with
  * `params.percentDecodeInto` (query) or `params.formDecodeInto` (form) into your own buffer.
@@ -11,10 +13,6 @@ export interface ParameterEntry {
   /** The value exactly as sent; `""` when the entry had no `=`. Always text, never converted. */
   readonly valueRaw: string;
 }
-
-const ampersand = "&";
-const equalsSign = "=";
-const equalsCode = 0x3d;
 
 /**
  * Called before every read: a function, or an object whose `assertLive()` throws once the data
@@ -37,15 +35,21 @@ export type LivenessGuard = (() => void) | { assertLive(): void };
  * for (const { nameRaw, valueRaw } of query) console.log(nameRaw, valueRaw);
  */
 export class ParameterRecords implements Iterable<ParameterEntry> {
-  /** The entries, split on first need; `firstRaw` scans `#raw` in place until then. */
-  #parsed: readonly ParameterEntry[] | undefined;
+  /**
+   * The entries as objects: given to the constructor, or built once `entries` is read. Until
+   * then every member walks `#raw` and makes only the entries it returns, so a large form costs
+   * no more than its text.
+   */
+  #built: readonly ParameterEntry[] | undefined;
+  /** The number of entries once counted; -1 before. */
+  #length = -1;
   readonly #raw: string;
   readonly #guard: LivenessGuard | undefined;
 
   /**
-   * Wraps entries already split; the array is taken over, not copied. `assertLive`, when given,
-   * runs first in every member: the App passes one that throws once the handler has returned,
-   * as for every borrowed request view.
+   * Wraps raw text, or entries already split (the array is taken over, not copied).
+   * `assertLive`, when given, runs first in every member: the App passes one that throws once
+   * the handler has returned, as for every borrowed request view.
    *
    * @example
    * const records = new ParameterRecords([{ nameRaw: "a", valueRaw: "1" }]);
@@ -54,17 +58,18 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
     // Read-only by type only: Object.freeze on a large array costs more than parsing it in Bun.
     if (typeof entries === "string") {
       this.#raw = entries;
-      this.#parsed = undefined;
+      this.#built = undefined;
     } else {
       this.#raw = "";
-      this.#parsed = entries;
+      this.#built = entries;
     }
     this.#guard = assertLive;
   }
 
   /**
-   * Splits raw `application/x-www-form-urlencoded` text into entries (WHATWG URL §5.1): split on
-   * `&`, then each piece at its first `=`. Nothing is decoded.
+   * Wraps raw `application/x-www-form-urlencoded` text (WHATWG URL §5.1): entries are the pieces
+   * between `&`s, each split at its first `=`; empty pieces are skipped. Nothing is decoded, and
+   * nothing is split before a member asks.
    *
    * @example
    * ParameterRecords.parse("a=1&&flag&b=x=y").entries;
@@ -75,11 +80,6 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
     return new ParameterRecords(raw, assertLive);
   }
 
-  #entries(): readonly ParameterEntry[] {
-    this.#parsed ??= splitEntries(this.#raw);
-    return this.#parsed;
-  }
-
   #checkLive(): void {
     const guard = this.#guard;
     if (guard === undefined) return;
@@ -88,25 +88,34 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
   }
 
   /**
-   * The number of entries, duplicates counted.
+   * The number of entries, duplicates counted. Counting makes no entry.
    *
    * @example
    * ParameterRecords.parse("a=1&a=2").length; // 2
    */
   get length(): number {
     this.#checkLive();
-    return this.#entries().length;
+    if (this.#built !== undefined) return this.#built.length;
+    if (this.#length < 0) this.#length = countEntries(this.#raw, Number.POSITIVE_INFINITY);
+    return this.#length;
   }
 
   /**
-   * All entries in their original order.
+   * All entries in their original order, made once and kept. To look at a few, prefer
+   * `firstRaw`, `allRaw` or iteration: they make only the entries they return.
    *
    * @example
    * ParameterRecords.parse("b=2&a=1").entries.map((entry) => entry.nameRaw); // ["b", "a"]
    */
   get entries(): readonly ParameterEntry[] {
     this.#checkLive();
-    return this.#entries();
+    if (this.#built === undefined) {
+      const built: ParameterEntry[] = [];
+      const cursor = new EntryCursor(this.#raw);
+      while (cursor.next()) built.push(cursor.entry());
+      this.#built = built;
+    }
+    return this.#built;
   }
 
   /**
@@ -117,12 +126,10 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
    */
   firstRaw(name: string): ParameterEntry | undefined {
     this.#checkLive();
-    const parsed = this.#parsed;
-    if (parsed !== undefined) {
-      for (const entry of parsed) if (entry.nameRaw === name) return entry;
-      return undefined;
-    }
-    return firstInRaw(this.#raw, name);
+    const built = this.#built;
+    if (built === undefined) return firstInRaw(this.#raw, name);
+    for (const entry of built) if (entry.nameRaw === name) return entry;
+    return undefined;
   }
 
   /**
@@ -133,74 +140,35 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
    */
   allRaw(name: string): ParameterEntry[] {
     this.#checkLive();
-    return this.#entries().filter((entry) => entry.nameRaw === name);
+    const built = this.#built;
+    if (built !== undefined) return built.filter((entry) => entry.nameRaw === name);
+    const found: ParameterEntry[] = [];
+    const cursor = new EntryCursor(this.#raw);
+    while (cursor.next()) if (cursor.nameIs(name)) found.push(cursor.entry());
+    return found;
   }
 
   /**
-   * Iterates the entries in order; each step checks liveness again.
+   * Iterates the entries in order, making each as it is reached; each step checks liveness.
    *
    * @example
    * for (const entry of ParameterRecords.parse("a=1")) console.log(entry.valueRaw);
    */
   [Symbol.iterator](): Iterator<ParameterEntry> {
     this.#checkLive();
-    const entries = this.#entries();
+    const built = this.#built;
+    const cursor = new EntryCursor(built === undefined ? this.#raw : "");
     let index = 0;
     return {
       next: (): IteratorResult<ParameterEntry> => {
         this.#checkLive();
-        const entry = entries[index++];
+        let entry: ParameterEntry | undefined;
+        if (built !== undefined) entry = built[index++];
+        else if (cursor.next()) entry = cursor.entry();
         return entry === undefined
           ? { done: true, value: undefined }
           : { done: false, value: entry };
       },
     };
   }
-}
-
-/** Splits raw text into entries (the algorithm `parse` documents). */
-function splitEntries(raw: string): ParameterEntry[] {
-  const entries: ParameterEntry[] = [];
-  // The next "=" at or after `start` (raw.length when none), kept across pieces so that a run
-  // of pieces without "=" ("a&b&c...") stays one linear scan.
-  let equals = -1;
-  let start = 0;
-  while (start < raw.length) {
-    let end = raw.indexOf(ampersand, start);
-    if (end < 0) end = raw.length;
-    // WHATWG URL §5.1 step 3: an empty sequence between `&`s (or at either end) is skipped.
-    if (end > start) {
-      if (equals < start) {
-        equals = raw.indexOf(equalsSign, start);
-        if (equals < 0) equals = raw.length;
-      }
-      entries.push(
-        equals < end
-          ? { nameRaw: raw.slice(start, equals), valueRaw: raw.slice(equals + 1, end) }
-          : { nameRaw: raw.slice(start, end), valueRaw: "" },
-      );
-    }
-    start = end + 1;
-  }
-  return entries;
-}
-
-/** The first entry named `name`, found without splitting the rest (same rules as `splitEntries`). */
-function firstInRaw(raw: string, name: string): ParameterEntry | undefined {
-  // A name holding "=" can never match: entries split at their first "=".
-  if (name.includes(equalsSign)) return undefined;
-  let start = 0;
-  while (start < raw.length) {
-    let end = raw.indexOf(ampersand, start);
-    if (end < 0) end = raw.length;
-    if (end > start && raw.startsWith(name, start)) {
-      const after = start + name.length;
-      if (after === end) return { nameRaw: name, valueRaw: "" };
-      if (after < end && raw.charCodeAt(after) === equalsCode) {
-        return { nameRaw: name, valueRaw: raw.slice(after + 1, end) };
-      }
-    }
-    start = end + 1;
-  }
-  return undefined;
 }

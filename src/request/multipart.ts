@@ -1,3 +1,5 @@
+import { characterTable, isTokenCode, trimWhitespace } from "../field-syntax.ts";
+
 /**
  * One field or file of a `multipart/form-data` body (RFC 7578). Fields and files share this one
  * flat shape; a file is a part with a `filename`.
@@ -98,20 +100,9 @@ const contentDispositionName = Buffer.from("content-disposition");
 const contentTypeName = Buffer.from("content-type");
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/** Marks ASCII letters, digits and `others`; indexed by character code. */
-function characterClass(others: string): Uint8Array {
-  const classes = new Uint8Array(128);
-  for (let code = 0; code < 128; code++) {
-    const character = String.fromCharCode(code);
-    if (/[0-9A-Za-z]/.test(character) || others.includes(character)) classes[code] = 1;
-  }
-  return classes;
-}
-
-// RFC 9110 §5.6.2 tchar, and RFC 2046 §5.1.1 bchars.
-const tokenCharacters = characterClass("!#$%&'*+-.^_`|~");
-const boundaryCharacters = characterClass("'()+_,-./:=? ");
-const isToken = (code: number) => tokenCharacters[code] === 1;
+// RFC 2046 §5.1.1 bchars.
+const boundaryCharacters = characterTable("'()+_,-./:=? ");
+const isToken = isTokenCode;
 const isControl = (code: number) => (code < 0x20 && code !== tab) || code === 0x7f;
 const isPadding = (code: number | undefined) => code === space || code === tab;
 
@@ -175,7 +166,7 @@ function boundaryOf(contentType: string): string {
   let semicolonIndex = contentType.indexOf(";");
   if (semicolonIndex < 0) semicolonIndex = contentType.length;
   // RFC 2045 §5.1: type and subtype are case-insensitive.
-  const mediaType = contentType.slice(0, semicolonIndex).replace(/^[ \t]+|[ \t]+$/g, "");
+  const mediaType = trimWhitespace(contentType.slice(0, semicolonIndex));
   if (mediaType.toLowerCase() !== "multipart/form-data") {
     throw new MultipartError("unsupportedMediaType", `not multipart/form-data: ${mediaType}`);
   }

@@ -14,11 +14,23 @@
  * parseLastEventId(undefined); // undefined
  */
 export function parseLastEventId(header: string | undefined): number | undefined {
-  if (header === undefined || !canonicalInteger.test(header)) return undefined;
+  if (header === undefined || !isCanonicalInteger(header)) return undefined;
   const id = Number(header);
   // Beyond MAX_SAFE_INTEGER, Number() rounds, so the id read would not be the id sent.
   return id <= Number.MAX_SAFE_INTEGER ? id : undefined;
 }
 
 // MAX_SAFE_INTEGER has 16 digits; the length bound keeps Number() away from long inputs.
-const canonicalInteger = /^(?:0|[1-9][0-9]{0,15})$/;
+const maxDigits = 16;
+
+/** `0`, or 1 to 16 digits without a leading zero; the length is checked before any digit. */
+function isCanonicalInteger(text: string): boolean {
+  if (text.length === 0 || text.length > maxDigits) return false;
+  if (text === "0") return true;
+  if (text.charCodeAt(0) === 0x30) return false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x30 || code > 0x39) return false;
+  }
+  return true;
+}

@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { countEntries, countEntryBytes } from "../../src/params/entry-cursor.ts";
 import { ParameterRecords } from "../../src/params/parameter-records.ts";
+import { liveObjects } from "../support/live-objects.ts";
 
 const pairs = (records: ParameterRecords) =>
   records.entries.map((entry) => [entry.nameRaw, entry.valueRaw]);
@@ -167,4 +169,45 @@ test("firstRaw on unsplit text agrees with the split entries", () => {
       });
     }
   }
+});
+
+describe("entries are made only when asked for", () => {
+  // Issue "No client can deny service to other clients", point 5: a view must not multiply the
+  // body's size.
+
+  test("length, firstRaw, allRaw and a partial iteration keep no entry objects", () => {
+    const records = ParameterRecords.parse("a=1&".repeat(100_000));
+    const before = liveObjects();
+    let iterated = 0;
+    for (const _entry of records) if (++iterated === 3) break;
+    const read = [records.length, records.firstRaw("a"), records.allRaw("b"), iterated];
+    const kept = liveObjects() - before;
+    expect({ read, fewObjects: kept < 100 }).toEqual({
+      read: [100_000, { nameRaw: "a", valueRaw: "1" }, [], 3],
+      fewObjects: true,
+    });
+  });
+
+  test("reading entries makes them all, once", () => {
+    const records = ParameterRecords.parse("a=1&".repeat(100_000));
+    const before = liveObjects();
+    const first = records.entries;
+    const kept = liveObjects() - before;
+    expect({ length: first.length, same: records.entries === first, all: kept > 99_000 }).toEqual({
+      length: 100_000,
+      same: true,
+      all: true,
+    });
+  });
+});
+
+test("counting on text and on bytes agrees with the entries, and stops past the limit", () => {
+  const raws = ["", "&", "a", "a&", "&a", "a&&b", "=&=", "a=1&b=2&c", "&&&x&&&"];
+  const counts = raws.map((raw) => [
+    countEntries(raw, 100),
+    countEntryBytes(Buffer.from(raw, "latin1"), 100),
+  ]);
+  expect(counts).toEqual(raws.map((raw) => Array(2).fill(ParameterRecords.parse(raw).length)));
+  const long = "a&".repeat(1000);
+  expect([countEntries(long, 3), countEntryBytes(Buffer.from(long), 3)]).toEqual([4, 4]);
 });

@@ -1,0 +1,122 @@
+import type { ParameterEntry } from "./parameter-records.ts";
+
+const ampersand = "&";
+const equalsSign = "=";
+const equalsCode = 0x3d;
+const ampersandCode = 0x26;
+
+/**
+ * Walks the `name=value` pieces of raw `application/x-www-form-urlencoded` text (WHATWG URL
+ * §5.1) one at a time, as offsets: nothing is sliced or allocated until `entry()` is asked for.
+ * Each character is looked at a bounded number of times, however the pieces are shaped.
+ */
+export class EntryCursor {
+  readonly #raw: string;
+  /** Where the next piece starts. */
+  #start = 0;
+  /**
+   * The next "=" at or after the current piece (the text's length when none), kept across
+   * pieces: searching afresh in each piece would rescan a long run of pieces without "=".
+   */
+  #equals = -1;
+  /** The current piece: `raw[pieceStart, pieceEnd)`, its first "=" at `pieceEquals` or none. */
+  pieceStart = 0;
+  pieceEnd = 0;
+  pieceEquals = 0;
+
+  constructor(raw: string) {
+    this.#raw = raw;
+  }
+
+  /** Moves to the next non-empty piece; false when there is none. */
+  next(): boolean {
+    const raw = this.#raw;
+    while (this.#start < raw.length) {
+      const start = this.#start;
+      let end = raw.indexOf(ampersand, start);
+      if (end < 0) end = raw.length;
+      this.#start = end + 1;
+      // WHATWG URL §5.1 step 3: an empty sequence between `&`s (or at either end) is skipped.
+      if (end === start) continue;
+      if (this.#equals < start) {
+        this.#equals = raw.indexOf(equalsSign, start);
+        if (this.#equals < 0) this.#equals = raw.length;
+      }
+      this.pieceStart = start;
+      this.pieceEnd = end;
+      this.pieceEquals = Math.min(this.#equals, end);
+      return true;
+    }
+    return false;
+  }
+
+  /** Whether the current piece's raw name is `name`. */
+  nameIs(name: string): boolean {
+    return (
+      this.pieceEquals - this.pieceStart === name.length &&
+      this.#raw.startsWith(name, this.pieceStart)
+    );
+  }
+
+  /** The current piece as an entry: split at its first "=", `""` as value when it has none. */
+  entry(): ParameterEntry {
+    const raw = this.#raw;
+    const equals = this.pieceEquals;
+    return {
+      nameRaw: raw.slice(this.pieceStart, equals),
+      valueRaw: equals < this.pieceEnd ? raw.slice(equals + 1, this.pieceEnd) : "",
+    };
+  }
+}
+
+/**
+ * The number of non-empty pieces in `raw`, counting no further than `stopAfter + 1`: a caller
+ * checking a limit learns it is passed without walking the rest of a long text.
+ */
+export function countEntries(raw: string, stopAfter: number): number {
+  let count = 0;
+  let start = 0;
+  while (start < raw.length && count <= stopAfter) {
+    let end = raw.indexOf(ampersand, start);
+    if (end < 0) end = raw.length;
+    if (end > start) count++;
+    start = end + 1;
+  }
+  return count;
+}
+
+/**
+ * `countEntries` over the bytes of a form body, before any string is made of them: a body over
+ * the limit is refused without a copy of itself.
+ */
+export function countEntryBytes(bytes: Uint8Array, stopAfter: number): number {
+  let count = 0;
+  let start = 0;
+  for (let index = 0; index < bytes.length && count <= stopAfter; index++) {
+    if (bytes[index] !== ampersandCode) continue;
+    if (index > start) count++;
+    start = index + 1;
+  }
+  // The last piece has no "&" after it; once the count is past the limit, it need not count.
+  return count <= stopAfter && start < bytes.length ? count + 1 : count;
+}
+
+/** The first entry named `name`, found without splitting the rest (the rules `EntryCursor` has). */
+export function firstInRaw(raw: string, name: string): ParameterEntry | undefined {
+  // A name holding "=" can never match: entries split at their first "=".
+  if (name.includes(equalsSign)) return undefined;
+  let start = 0;
+  while (start < raw.length) {
+    let end = raw.indexOf(ampersand, start);
+    if (end < 0) end = raw.length;
+    if (end > start && raw.startsWith(name, start)) {
+      const after = start + name.length;
+      if (after === end) return { nameRaw: name, valueRaw: "" };
+      if (after < end && raw.charCodeAt(after) === equalsCode) {
+        return { nameRaw: name, valueRaw: raw.slice(after + 1, end) };
+      }
+    }
+    start = end + 1;
+  }
+  return undefined;
+}
