@@ -9,6 +9,7 @@ import { CachedDateHeader } from "./internal/http-date.ts";
 import { MemorySocket } from "./internal/memory-socket.ts";
 import { SlotQueue } from "./internal/slot-queue.ts";
 import { type WorkerSlot, WorkerTable } from "./internal/worker-table.ts";
+import { YoungCollection } from "./internal/young-collection.ts";
 import { budgetLine, type Limits, resolveLimits } from "./limits.ts";
 import { type EngineStats, StatsCounters } from "./stats.ts";
 
@@ -175,6 +176,7 @@ export function createEngine(options: EngineOptions): Engine {
       idleConnections.remove(slot);
     },
     blockedOutput: new BlockedOutputRule(limits, stats),
+    youngCollection: new YoungCollection(),
     reclaimBlockedWorker() {
       const slot = context.blockedOutput.connectionToClose(
         requestQueue.length + reacquireQueue.length,
@@ -271,7 +273,7 @@ export function createEngine(options: EngineOptions): Engine {
           },
           data(socket: Socket<number>, chunk: Uint8Array) {
             const slot = socket.data;
-            if (slot >= 0) connections[slot]!.onData(chunk);
+            if (slot >= 0) connections[slot]!.onData(chunk, true);
           },
           drain(socket: Socket<number>) {
             const slot = socket.data;
@@ -316,7 +318,7 @@ export function createEngine(options: EngineOptions): Engine {
       };
       return {
         send(bytes) {
-          if (socket.data >= 0) connection.onData(bytes);
+          if (socket.data >= 0) connection.onData(bytes, false);
         },
         close() {
           if (socket.data >= 0) connection.onClose();

@@ -110,8 +110,14 @@ export class Connection implements ExchangeHost, StreamHost {
     this.context.connectionIdle(this.slot);
   }
 
-  /** Whether the connection waits for a request and owes nothing: it may be closed for room. */
+  /**
+   * Whether the connection may be closed to make room: it waits for a request and owes nothing,
+   * or it only lingers after an error answer that is written already.
+   */
   get idle(): boolean {
+    if (this.socket !== null && this.deadlineKind === "linger" && this.state === stateClosing) {
+      return !this.output.pending && this.#pendingError === null;
+    }
     return (
       this.socket !== null &&
       this.state === stateReadingHead &&
@@ -125,11 +131,14 @@ export class Connection implements ExchangeHost, StreamHost {
 
   // ---- events -------------------------------------------------------------------------------
 
-  /** A chunk arrived from the socket. */
-  onData(chunk: Uint8Array): void {
+  /**
+   * A chunk arrived; `owned` when it is the engine's to free once used (a socket chunk), false
+   * for bytes an in-memory caller still owns.
+   */
+  onData(chunk: Uint8Array, owned: boolean): void {
     this.stats.bytesIn += chunk.length;
     if (this.state === stateClosing || this.state === stateClosed) return;
-    this.input.receive(chunk);
+    this.input.receive(chunk, owned);
     this.pump();
   }
 
@@ -318,6 +327,7 @@ export class Connection implements ExchangeHost, StreamHost {
     this.#resume();
     this.socket?.shutdown();
     this.#setDeadline("linger", lingerMs);
+    this.context.connectionIdle(this.slot);
   }
 
   // ---- input --------------------------------------------------------------------------------
@@ -440,6 +450,7 @@ export class Connection implements ExchangeHost, StreamHost {
   // ---- handler ------------------------------------------------------------------------------
 
   #dispatch(): boolean {
+    this.context.youngCollection.count();
     this.state = stateHandling;
     this.#handlerRunning = true;
     this.#setDeadline("request", this.limits.requestDeadlineMs);
@@ -527,6 +538,7 @@ export class Connection implements ExchangeHost, StreamHost {
     this.exchange = null;
     this.generation++;
     this.#handlerRunning = false;
+    this.input.requestEnded(this.output.segment);
     this.state = this.#closeAfterOutput ? stateClosing : stateReadingHead;
     const worker = this.draft.worker;
     if (worker !== null && !this.output.segmentInStaging) {

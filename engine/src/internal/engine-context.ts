@@ -6,6 +6,7 @@ import type { BlockedOutputRule } from "./blocked-output.ts";
 import type { ErrorResponse } from "./error-responses.ts";
 import type { CachedDateHeader } from "./http-date.ts";
 import type { WorkerSlot } from "./worker-table.ts";
+import type { YoungCollection } from "./young-collection.ts";
 
 /** What the application gives the engine: called once per request with its exchange. */
 export type Handler = (exchange: Exchange) => void | Promise<void>;
@@ -39,6 +40,8 @@ export interface EngineContext {
   connectionBusy(slot: number): void;
   /** Which connections hold workers while their output is blocked. */
   readonly blockedOutput: BlockedOutputRule;
+  /** Counts dispatched requests and keeps the young garbage of request bursts bounded. */
+  readonly youngCollection: YoungCollection;
   /** Closes the connection stalled longest when blocked output holds more than its share. */
   reclaimBlockedWorker(): void;
 }

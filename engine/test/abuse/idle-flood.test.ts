@@ -88,3 +88,18 @@ test("connections in the middle of a request or a response are never reclaimed",
     reclaimed: server.stats().idleConnectionsReclaimed,
   }).toEqual({ newcomer: 503, partial: 200, slow: 200, reclaimed: 0 });
 });
+
+test("a connection lingering after an error answer is reclaimed before the table turns a client away", async () => {
+  await using server = startServer((exchange) => exchange.writeText("ok"), { maxConnections: 1 });
+  using rejected = await RawClient.connect(server.port);
+  // A malformed request: answered 400, then the connection lingers to drain what the client sends.
+  rejected.send("GET / HTTP/1.1\r\nBad Header: x\r\n\r\n");
+  expect((await rejected.response()).status).toBe(400);
+  using newcomer = await RawClient.connect(server.port);
+  newcomer.send(request);
+  const answer = await newcomer.response();
+  expect({ status: answer.status, reclaimed: server.stats().idleConnectionsReclaimed }).toEqual({
+    status: 200,
+    reclaimed: 1,
+  });
+});

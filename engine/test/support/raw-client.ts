@@ -112,6 +112,9 @@ export class RawClient {
     }
   }
 
+  /** Bytes `sendAll` and `push` have written so far. */
+  bytesSent = 0;
+
   /** Sends data that may be larger than the socket buffer, waiting for room. */
   async sendAll(data: Uint8Array): Promise<void> {
     let offset = 0;
@@ -119,6 +122,7 @@ export class RawClient {
       const written = this.#socket.write(data, offset, data.length - offset);
       if (written < 0) throw new Error("socket closed while sending");
       offset += written;
+      this.bytesSent += written;
       if (offset < data.length) await Bun.sleep(1);
     }
   }
