@@ -10,13 +10,28 @@ async function readChunk(reader: { read(): Promise<{ done: boolean; value?: Uint
   return done ? "(end)" : decoder.decode(value);
 }
 
-/** An App whose cleanup records each outcome; its handlers set `signalFired`. */
-function createWatchedApp() {
+/**
+ * An App whose GET / (after streaming and flushing "first" when `flushFirst`) waits for its
+ * signal; `waiting` resolves once it waits, and `seen` records the signal and cleanup outcomes.
+ */
+function createWaitingApp(flushFirst: boolean) {
   const seen = { outcomes: [] as RequestOutcome[], signalFired: false };
+  const waiting = Promise.withResolvers<void>();
   const app = new App({ shared: {} }).use(
     middleware({ cleanup: (_ctx, outcome) => seen.outcomes.push(outcome) }),
   );
-  return { app, seen };
+  app.route("GET", "/", async (ctx) => {
+    if (flushFirst) {
+      const writer = ctx.response.stream(200, "text/plain").writer();
+      await writer.writeAll("first");
+      await writer.flush();
+    }
+    const fired = new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
+    waiting.resolve();
+    await fired;
+    seen.signalFired = true;
+  });
+  return { app, seen, waiting: waiting.promise };
 }
 
 test("the body yields each flushed chunk as it is flushed, while the handler still runs", async () => {
@@ -71,14 +86,7 @@ test("an SSE route can be tested in process: events arrive as they are published
 });
 
 test("init.signal aborting mid-stream is a disconnect: ctx.signal fires, cleanup gets aborted", async () => {
-  const { app, seen } = createWatchedApp();
-  app.route("GET", "/", async (ctx) => {
-    const writer = ctx.response.stream(200, "text/plain").writer();
-    await writer.writeAll("first");
-    await writer.flush();
-    await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
-    seen.signalFired = true;
-  });
+  const { app, seen } = createWaitingApp(true);
   const controller = new AbortController();
   const response = await app.request("/", { signal: controller.signal });
   const reader = response.body!.getReader();
@@ -95,16 +103,10 @@ test("init.signal aborting mid-stream is a disconnect: ctx.signal fires, cleanup
 });
 
 test("init.signal aborting before the head rejects the request and fires ctx.signal", async () => {
-  const { app, seen } = createWatchedApp();
-  const started = Promise.withResolvers<void>();
-  app.route("GET", "/", async (ctx) => {
-    started.resolve();
-    await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
-    seen.signalFired = true;
-  });
+  const { app, seen, waiting } = createWaitingApp(false);
   const controller = new AbortController();
   const request = app.request("/", { signal: controller.signal });
-  await started.promise;
+  await waiting;
   controller.abort();
   const error = await request.catch((reason: Error) => reason.name);
   await waitUntil(() => seen.outcomes.length === 1, "the cleanup");
@@ -118,14 +120,7 @@ test("init.signal aborting before the head rejects the request and fires ctx.sig
 });
 
 test("cancelling the body is a disconnect too", async () => {
-  const { app, seen } = createWatchedApp();
-  app.route("GET", "/", async (ctx) => {
-    const writer = ctx.response.stream(200, "text/plain").writer();
-    await writer.writeAll("first");
-    await writer.flush();
-    await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
-    seen.signalFired = true;
-  });
+  const { app, seen } = createWaitingApp(true);
   const response = await app.request("/");
   await response.body!.cancel();
   await waitUntil(() => seen.outcomes.length === 1, "the cleanup");
