@@ -103,6 +103,7 @@ export class App<Shared, Locals extends object = NoLocals> {
   #errorMapper: ErrorMapper<Shared> | undefined;
   #engine: Engine | undefined;
   #listening = false;
+  #stopped = false;
 
   constructor(options: AppOptions<Shared>) {
     this.shared = options.shared;
@@ -217,6 +218,7 @@ export class App<Shared, Locals extends object = NoLocals> {
 
   /** Stops serving: see the engine's `stop`. */
   async stop(options?: { readonly graceMs?: number }): Promise<void> {
+    this.#stopped = true;
     await this.#engine?.stop(options);
   }
 
@@ -227,13 +229,21 @@ export class App<Shared, Locals extends object = NoLocals> {
 
   /**
    * Runs a request through the whole pipeline (engine parsing and limits, middleware, router,
-   * handler, error mapping) in memory, without a socket, and returns a standard `Response`.
+   * handler, error mapping) in memory, without a socket, and returns a standard `Response` as
+   * `fetch` would over the wire: it resolves once the head is sent, its body yields each flushed
+   * chunk as it is flushed and errors when a stream is aborted, and `init.signal` aborting is a
+   * client disconnect. After `stop()` it rejects.
    *
    * @example
    * const response = await app.request("/hello?name=x");
    * expect(await response.text()).toBe("x");
    */
   request(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    if (this.#stopped) {
+      return Promise.reject(
+        new Error("corral: app.request() after app.stop(): the App is stopped"),
+      );
+    }
     return requestInProcess(this.#ensureEngine(), input, init);
   }
 

@@ -1,11 +1,17 @@
-import type { Engine } from "corral-engine";
-import { readWireResponse } from "./testing/wire-response.ts";
+import type { Engine, MemoryConnection } from "corral-engine";
+import { WireResponseReader } from "./testing/wire-response-reader.ts";
 
 const baseUrl = "http://localhost";
+const lastChunk = Buffer.from("0\r\n\r\n", "latin1");
 
 /**
  * Serialises `input` as HTTP/1.1 bytes, runs them through an in-memory engine connection (the
- * same parser, limits, workers and handler as a socket) and reads the answer back as a `Response`.
+ * same parser, limits, workers and handler as a socket) and reads the answer back as a `Response`
+ * the way `fetch` reads a socket: it resolves once the head is complete, and the body yields each
+ * flushed chunk as it comes. The connection is persistent, like fetch's, so the response headers
+ * are those a fetch client gets; the client closes it once the response is complete. A
+ * `ReadableStream` body is sent chunked as it is read (as fetch sends it), any other body with a
+ * `Content-Length`. `init.signal` aborting closes the connection: a client disconnect.
  */
 export async function requestInProcess(
   engine: Engine,
@@ -16,33 +22,86 @@ export async function requestInProcess(
     input instanceof Request
       ? new Request(input, init)
       : new Request(new URL(String(input), baseUrl).href, init);
-  const url = new URL(request.url);
+  const signal = request.signal;
+  signal.throwIfAborted();
+  const streamedBody = init?.body instanceof ReadableStream ? request.body : null;
   const body =
-    request.body === null ? new Uint8Array(0) : new Uint8Array(await request.arrayBuffer());
-  let head = `${request.method} ${url.pathname}${url.search} HTTP/1.1\r\n`;
-  if (!request.headers.has("host")) head += `Host: ${url.host}\r\n`;
-  for (const [name, value] of request.headers) {
-    if (name === "connection" || name === "content-length") continue;
-    head += `${name}: ${value}\r\n`;
-  }
-  if (body.length > 0 || !["GET", "HEAD"].includes(request.method)) {
-    head += `Content-Length: ${body.length}\r\n`;
-  }
-  head += "Connection: close\r\n\r\n";
-  const bytes = new Uint8Array(Buffer.byteLength(head, "latin1") + body.length);
-  bytes.set(Buffer.from(head, "latin1"), 0);
-  bytes.set(body, bytes.length - body.length);
+    streamedBody !== null || request.body === null
+      ? new Uint8Array(0)
+      : new Uint8Array(await request.arrayBuffer());
+  signal.throwIfAborted();
+  const head = requestHead(request, streamedBody !== null, body.length);
+  const source = streamedBody?.getReader();
 
-  const received: Uint8Array[] = [];
-  const closed = Promise.withResolvers<void>();
-  const connection = engine.connectInMemory(
-    (chunk) => received.push(chunk),
-    () => closed.resolve(),
+  let connection: MemoryConnection | undefined;
+  const onAbort = () => {
+    reader.fail(signal.reason);
+    connection?.close();
+  };
+  const reader = new WireResponseReader(request.method === "HEAD", {
+    settled() {
+      signal.removeEventListener("abort", onAbort);
+      source?.cancel().catch(() => {});
+      // Once the engine's write that completed the response has returned: the client is done.
+      queueMicrotask(() => connection?.close());
+    },
+    cancelled() {
+      connection?.close();
+    },
+  });
+  connection = engine.connectInMemory(
+    (bytes) => reader.receive(bytes),
+    () => reader.closed(),
   );
   if (connection === undefined) {
     throw new Error("corral: app.request() found every connection slot taken");
   }
-  connection.send(bytes);
-  await closed.promise;
-  return readWireResponse(Buffer.concat(received), request.method === "HEAD");
+  signal.addEventListener("abort", onAbort, { once: true });
+  connection.send(Buffer.concat([head, body]));
+  if (source !== undefined) void sendChunked(source, connection, reader);
+  return reader.response;
 }
+
+/** The request line and headers; framing headers are the client's own, as fetch makes them. */
+function requestHead(request: Request, chunked: boolean, bodyLength: number): Buffer {
+  const url = new URL(request.url);
+  let head = `${request.method} ${url.pathname}${url.search} HTTP/1.1\r\n`;
+  if (!request.headers.has("host")) head += `Host: ${url.host}\r\n`;
+  for (const [name, value] of request.headers) {
+    if (name === "content-length" || name === "transfer-encoding") continue;
+    head += `${name}: ${value}\r\n`;
+  }
+  if (chunked) {
+    head += "Transfer-Encoding: chunked\r\n";
+  } else if (bodyLength > 0 || !["GET", "HEAD"].includes(request.method)) {
+    head += `Content-Length: ${bodyLength}\r\n`;
+  }
+  return Buffer.from(`${head}\r\n`, "latin1");
+}
+
+/** Sends the body chunk by chunk until it ends or the response no longer needs it. */
+async function sendChunked(
+  source: { read(): Promise<{ readonly done: boolean; readonly value?: Uint8Array }> },
+  connection: MemoryConnection,
+  reader: WireResponseReader,
+): Promise<void> {
+  try {
+    for (;;) {
+      const { done, value } = await source.read();
+      if (reader.settled) return;
+      if (done || value === undefined) {
+        connection.send(lastChunk);
+        return;
+      }
+      if (value.length === 0) continue;
+      const size = Buffer.from(`${value.length.toString(16)}\r\n`, "latin1");
+      connection.send(Buffer.concat([size, value, crlfBytes]));
+    }
+  } catch (error) {
+    // The body failed mid-way: a client would drop the connection.
+    reader.fail(error);
+    connection.close();
+  }
+}
+
+const crlfBytes = Buffer.from("\r\n", "latin1");

@@ -52,7 +52,8 @@ export interface Engine {
   /**
    * Opens an in-memory connection through the same parser, limits and handler, for testing an
    * application without a socket. `onData` receives every byte the engine writes; `onClose` runs
-   * when the engine closes the connection. Returns undefined when every slot is taken.
+   * when the engine closes the connection. Returns undefined when every slot is taken; throws
+   * once `stop()` was called.
    */
   connectInMemory(
     onData: (bytes: Uint8Array) => void,
@@ -309,6 +310,7 @@ export function createEngine(options: EngineOptions): Engine {
       };
     },
     connectInMemory(onData, onClose) {
+      if (context.stopping) throw new Error("corral: this engine was stopped");
       const socket = new MemorySocket(onData, onClose);
       if (!accept(socket)) return undefined;
       startSweep();

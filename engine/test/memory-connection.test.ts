@@ -33,3 +33,15 @@ test("an in-memory connection goes through the same parser, limits and handler a
   expect(engine.stats().connectionsOpen).toBe(0);
   await engine.stop();
 });
+
+test("after stop() an in-memory connection is refused with a clear error, not as a full server", async () => {
+  const engine = createEngine({ log: null, handler: (exchange) => exchange.writeText("ok") });
+  await engine.stop();
+  expect(() =>
+    engine.connectInMemory(
+      () => {},
+      () => {},
+    ),
+  ).toThrow("corral: this engine was stopped");
+  expect(engine.stats().connectionsRejected).toBe(0);
+});

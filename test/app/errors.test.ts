@@ -98,6 +98,32 @@ test("an onError that only logs still answers the bare 500", async () => {
   await app.stop();
 });
 
+test("an onError that writes nothing, sync or async, answers 500 on the wire, not an empty 200", async () => {
+  const app = new App({ shared: {} });
+  app.route("GET", "/", () => {
+    throw new Error("hidden");
+  });
+  let calls = 0;
+  // The first call returns at once, the second returns a promise that settles later.
+  app.onError(() => {
+    calls++;
+    if (calls === 2) return Bun.sleep(0);
+  });
+  const server = listenQuietly(app);
+  const answers: string[] = [];
+  for (let attempt = 0; attempt < 2; attempt++) {
+    using client = await RawClient.connect(server.port);
+    client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+    const response = await client.response();
+    answers.push(`${response.statusLine} | ${response.text}`);
+  }
+  expect([calls, answers]).toEqual([
+    2,
+    Array(2).fill("HTTP/1.1 500 Internal Server Error | Internal Server Error\n"),
+  ]);
+  await app.stop();
+});
+
 test("an onError answer carries exactly one Content-Type line on the wire", async () => {
   const app = new App({ shared: {} });
   app.route("GET", "/", () => {

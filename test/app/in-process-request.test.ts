@@ -1,0 +1,144 @@
+import { expect, test } from "bun:test";
+import { App, EventChannel, middleware, type RequestOutcome, serverSentEvents } from "corral";
+import { waitUntil } from "../../engine/test/support/test-server.ts";
+
+const decoder = new TextDecoder();
+
+/** The next chunk of a body as text, or "(end)". */
+async function readChunk(reader: { read(): Promise<{ done: boolean; value?: Uint8Array }> }) {
+  const { done, value } = await reader.read();
+  return done ? "(end)" : decoder.decode(value);
+}
+
+/**
+ * An App whose GET / (after streaming and flushing "first" when `flushFirst`) waits for its
+ * signal; `waiting` resolves once it waits, and `seen` records the signal and cleanup outcomes.
+ */
+function createWaitingApp(flushFirst: boolean) {
+  const seen = { outcomes: [] as RequestOutcome[], signalFired: false };
+  const waiting = Promise.withResolvers<void>();
+  const app = new App({ shared: {} }).use(
+    middleware({ cleanup: (_ctx, outcome) => seen.outcomes.push(outcome) }),
+  );
+  app.route("GET", "/", async (ctx) => {
+    if (flushFirst) {
+      const writer = ctx.response.stream(200, "text/plain").writer();
+      await writer.writeAll("first");
+      await writer.flush();
+    }
+    const fired = new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
+    waiting.resolve();
+    await fired;
+    seen.signalFired = true;
+  });
+  return { app, seen, waiting: waiting.promise };
+}
+
+test("the body yields each flushed chunk as it is flushed, while the handler still runs", async () => {
+  const gate = Promise.withResolvers<void>();
+  const app = new App({ shared: {} });
+  app.route("GET", "/", async (ctx) => {
+    const writer = ctx.response.stream(200, "text/plain").writer();
+    await writer.writeAll("first");
+    await writer.flush();
+    await gate.promise;
+    await writer.writeAll("second");
+    await writer.flush();
+  });
+  const response = await app.request("/");
+  const reader = response.body!.getReader();
+  const first = await readChunk(reader);
+  gate.resolve();
+  expect([first, await readChunk(reader), await readChunk(reader)]).toEqual([
+    "first",
+    "second",
+    "(end)",
+  ]);
+  await app.stop();
+});
+
+test("an SSE route can be tested in process: events arrive as they are published", async () => {
+  const channel = new EventChannel<{ step: number }>({ replayCapacity: 8, maxSubscribers: 4 });
+  const app = new App({ shared: {} });
+  app.continuation(
+    "GET",
+    "/events",
+    serverSentEvents(channel, { isLast: (payload) => payload.step === 2 }),
+  );
+  const response = await app.request("/events");
+  const reader = response.body!.getReader();
+  await waitUntil(() => channel.subscribers === 1, "the stream to wait");
+  channel.publish({ step: 1 });
+  const first = await readChunk(reader);
+  channel.publish({ step: 2 });
+  expect([
+    response.headers.get("content-type"),
+    first,
+    await readChunk(reader),
+    await readChunk(reader),
+  ]).toEqual([
+    "text/event-stream; charset=utf-8",
+    'id: 1\ndata: {"step":1}\n\n',
+    'id: 2\ndata: {"step":2}\n\n',
+    "(end)",
+  ]);
+  await app.stop();
+});
+
+test("init.signal aborting mid-stream is a disconnect: ctx.signal fires, cleanup gets aborted", async () => {
+  const { app, seen } = createWaitingApp(true);
+  const controller = new AbortController();
+  const response = await app.request("/", { signal: controller.signal });
+  const reader = response.body!.getReader();
+  const first = await readChunk(reader);
+  controller.abort();
+  const error = await reader.read().catch((reason: Error) => reason.name);
+  await waitUntil(() => seen.outcomes.length === 1, "the cleanup");
+  expect([first, error, seen]).toEqual([
+    "first",
+    "AbortError",
+    { outcomes: ["aborted"], signalFired: true },
+  ]);
+  await app.stop();
+});
+
+test("init.signal aborting before the head rejects the request and fires ctx.signal", async () => {
+  const { app, seen, waiting } = createWaitingApp(false);
+  const controller = new AbortController();
+  const request = app.request("/", { signal: controller.signal });
+  await waiting;
+  controller.abort();
+  const error = await request.catch((reason: Error) => reason.name);
+  await waitUntil(() => seen.outcomes.length === 1, "the cleanup");
+  const aborted = await app.request("/", { signal: AbortSignal.abort() }).catch(String);
+  expect([error, seen, aborted]).toEqual([
+    "AbortError",
+    { outcomes: ["aborted"], signalFired: true },
+    "AbortError: The operation was aborted.",
+  ]);
+  await app.stop();
+});
+
+test("cancelling the body is a disconnect too", async () => {
+  const { app, seen } = createWaitingApp(true);
+  const response = await app.request("/");
+  await response.body!.cancel();
+  await waitUntil(() => seen.outcomes.length === 1, "the cleanup");
+  expect(seen).toEqual({ outcomes: ["aborted"], signalFired: true });
+  await app.stop();
+});
+
+test("after stop() a request rejects with a clear error, whether or not the App served", async () => {
+  const served = new App({ shared: {} });
+  served.route("GET", "/", (ctx) => ctx.response.text(200, "ok"));
+  const before = await (await served.request("/")).text();
+  await served.stop();
+  const neverServed = new App({ shared: {} });
+  await neverServed.stop();
+  const message = "corral: app.request() after app.stop(): the App is stopped";
+  expect([
+    before,
+    await served.request("/").catch((error: Error) => error.message),
+    await neverServed.request("/").catch((error: Error) => error.message),
+  ]).toEqual(["ok", message, message]);
+});
