@@ -1,4 +1,4 @@
-import type { Engine } from "corral-engine";
+import type { Engine } from "corral/engine";
 import { readWireResponse } from "./testing/wire-response.ts";
 
 const baseUrl = "http://localhost";

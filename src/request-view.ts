@@ -1,4 +1,4 @@
-import type { Exchange } from "corral-engine";
+import type { Exchange } from "corral/engine";
 import { type CookieEntry, findCookie, parseCookieHeader } from "./cookies/cookie-header.ts";
 import { DecodeError } from "./params/decode-error.ts";
 import { ParameterRecords } from "./params/parameter-records.ts";
