@@ -1,4 +1,4 @@
-import type { EngineStats } from "corral-engine";
+import type { EngineStats } from "corral/engine";
 import type { Pinning } from "./pinning.ts";
 import { RssSampler, readCpuSeconds, readRss } from "./process-metrics.ts";
 import type { Scenario, ScenarioServer, ServerKind } from "./scenarios.ts";

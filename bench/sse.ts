@@ -2,7 +2,7 @@
 // long one broadcast takes to reach all of them. No wrk: the clients are raw sockets in this
 // (orchestrator) process, which runs on the load core.
 import { readFileSync } from "node:fs";
-import type { EngineStats } from "corral-engine";
+import type { EngineStats } from "corral/engine";
 import type { Pinning } from "./pinning.ts";
 import { clockTicksPerSecond, readCpuSeconds, readRss, toMiB } from "./process-metrics.ts";
 import { ServerProcess } from "./server-process.ts";

@@ -5,7 +5,7 @@ import {
   type Exchange,
   type Limits,
   resolveLimits,
-} from "corral-engine";
+} from "corral/engine";
 import { Context } from "./context.ts";
 import { type ContinuationSpec, runContinuation } from "./continuation.ts";
 import { mapError } from "./error-mapping.ts";

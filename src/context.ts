@@ -1,4 +1,4 @@
-import type { Exchange } from "corral-engine";
+import type { Exchange } from "corral/engine";
 import { type Duration, toMilliseconds } from "./duration.ts";
 import type { Io } from "./io.ts";
 import type { RequestView } from "./request-view.ts";

@@ -1,4 +1,4 @@
-import type { Engine, MemoryConnection } from "corral-engine";
+import type { Engine, MemoryConnection } from "corral/engine";
 import { WireResponseReader } from "./testing/wire-response-reader.ts";
 
 const baseUrl = "http://localhost";

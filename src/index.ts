@@ -8,7 +8,7 @@ export {
   type Limits,
   ResponseLimitError,
   StaleExchangeError,
-} from "corral-engine";
+} from "corral/engine";
 // The App and routing
 export {
   App,

@@ -1,4 +1,4 @@
-import type { Exchange } from "corral-engine";
+import type { Exchange } from "corral/engine";
 import { type CookieEntry, findCookie, parseCookieHeader } from "./cookies/cookie-header.ts";
 import { DecodeError } from "./params/decode-error.ts";
 import { countEntries, countEntryBytes } from "./params/entry-cursor.ts";

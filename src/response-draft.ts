@@ -1,4 +1,4 @@
-import type { Exchange } from "corral-engine";
+import type { Exchange } from "corral/engine";
 import { type CookieOptions, expiredCookie, serializeSetCookie } from "./cookies/set-cookie.ts";
 import { formatText } from "./format-text.ts";
 import { validateRedirect } from "./response/redirect.ts";

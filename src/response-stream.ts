@@ -1,4 +1,4 @@
-import type { ResponseStream } from "corral-engine";
+import type { ResponseStream } from "corral/engine";
 import { formatText } from "./format-text.ts";
 
 const textEncoder = new TextEncoder();

@@ -1,5 +1,5 @@
-import type { EngineStats, Limits } from "corral-engine";
-import { reservedBytes } from "corral-engine";
+import type { EngineStats, Limits } from "corral/engine";
+import { reservedBytes } from "corral/engine";
 
 /** What both an engine `Server` and a listening corral App (its server and limits) offer. */
 export interface CorralServerInfo {

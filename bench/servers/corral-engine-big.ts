@@ -1,6 +1,6 @@
 // corral-engine answering GET /big with a 5 MiB body it lends to the engine (no copy), with a
 // deliberately small staging area so that any copied payload would not fit.
-import { listen } from "corral-engine";
+import { listen } from "corral/engine";
 import { announceReady, parsePort } from "./cli.ts";
 import { reportCorral } from "./corral-control.ts";
 import { bigPath, makeBigBody } from "./payloads.ts";

@@ -5,7 +5,7 @@
 // Context, request view, response draft or middleware chain: a path comparison by hand, 404
 // otherwise, and a DecodeError answered 400. Default limits.
 import { DecodeError, ParameterRecords, percentDecodeInto } from "corral";
-import { listen } from "corral-engine";
+import { listen } from "corral/engine";
 import { announceReady, parsePort } from "./cli.ts";
 import { reportCorral } from "./corral-control.ts";
 import { helloText, nameBufferBytes, nameContentType, namePath } from "./payloads.ts";

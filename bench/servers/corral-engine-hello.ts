@@ -1,5 +1,5 @@
 // corral-engine answering every request with a pre-encoded "Hello, World!" (default limits).
-import { listen } from "corral-engine";
+import { listen } from "corral/engine";
 import { announceReady, parsePort } from "./cli.ts";
 import { reportCorral } from "./corral-control.ts";
 import { helloBytes } from "./payloads.ts";

@@ -1,4 +1,4 @@
-import type { ResponseLimitError } from "corral-engine";
+import type { ResponseLimitError } from "corral/engine";
 
 /**
  * A template or partial given to `new TemplateSet()` does not compile: a Mustache syntax error

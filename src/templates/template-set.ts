@@ -1,4 +1,4 @@
-import { defaultLimits, ResponseLimitError } from "corral-engine";
+import { defaultLimits, ResponseLimitError } from "corral/engine";
 import type { ResponseDraft } from "../response-draft.ts";
 import { compileSources } from "./internal/compile-sources.ts";
 import { PageWriter } from "./internal/page-writer.ts";

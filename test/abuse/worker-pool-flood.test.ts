@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { App, defaultWorkerPoolLimits, WorkerPool } from "corral";
-import { defaultLimits } from "corral-engine";
+import { defaultLimits } from "corral/engine";
 import { parseResponses, RawClient } from "../../engine/test/support/raw-client.ts";
 import { waitUntil } from "../../engine/test/support/test-server.ts";
 import type { FixtureRequest, FixtureResponse } from "../services/fixtures/jobs-worker.ts";

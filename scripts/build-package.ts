@@ -1,0 +1,57 @@
+// `bun run build` (and `prepack`): the two entries users import, as ES modules and declarations.
+//   dist/src/index.js     + dist/src/**/*.d.ts     "corral" (the App)
+//   dist/engine/index.js  + dist/engine/**/*.d.ts  "corral/engine" (the engine)
+// dist/ also holds the examples' executables (`bun run examples`), so only these two folders are
+// replaced.
+import { rmSync } from "node:fs";
+import { join, relative } from "node:path";
+import { pruneDeclarations } from "./prune-declarations.ts";
+
+const root = join(import.meta.dir, "..");
+const outputDirectory = join(root, "dist");
+const entries = ["src/index.ts", "engine/index.ts"];
+
+for (const folder of ["src", "engine"]) {
+  rmSync(join(outputDirectory, folder), { recursive: true, force: true });
+}
+
+const javascript = await Bun.build({
+  entrypoints: entries.map((entry) => join(root, entry)),
+  root,
+  outdir: outputDirectory,
+  target: "bun",
+  format: "esm",
+  external: ["mustache"],
+  plugins: [
+    {
+      // The App imports the engine's built entry, so `corral` and `corral/engine` share one
+      // engine (one ResponseLimitError class, one defaultLimits) instead of each bundling a copy.
+      name: "engine-entry",
+      setup(build) {
+        build.onResolve({ filter: /^corral\/engine$/ }, () => ({
+          path: "../engine/index.js",
+          external: true,
+        }));
+      },
+    },
+  ],
+});
+if (!javascript.success) {
+  for (const message of javascript.logs) console.error(message);
+  throw new Error("bun build failed");
+}
+
+const declarations = Bun.spawnSync(
+  ["bun", join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.build.json")],
+  { cwd: root, stdout: "inherit", stderr: "inherit" },
+);
+if (declarations.exitCode !== 0) throw new Error("tsc failed to emit the declarations");
+
+const removed = pruneDeclarations(
+  outputDirectory,
+  entries.map((entry) => entry.replace(/\.ts$/, ".d.ts")),
+);
+for (const output of javascript.outputs) {
+  console.log(`built ${relative(root, output.path)} (${output.size} bytes)`);
+}
+console.log(`built declarations; left out ${removed} that no entry reaches`);
