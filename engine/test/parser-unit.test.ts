@@ -182,6 +182,19 @@ const validHeads: readonly ValidHead[] = [
     },
   },
   {
+    name: "[ ] | ^ in the path and [ ] { } | ^ backquote in the query, as browsers send them",
+    request: "GET /dir/[id]/a|b^c?files[]=x&q={a}&a=b|c&x=^&t=`1` HTTP/1.1\r\nHost: h\r\n\r\n",
+    view: {
+      method: "GET",
+      target: "/dir/[id]/a|b^c?files[]=x&q={a}&a=b|c&x=^&t=`1`",
+      path: "/dir/[id]/a|b^c",
+      query: "files[]=x&q={a}&a=b|c&x=^&t=`1`",
+      versionMinor: 1,
+      headers: ["Host=h"],
+      ...plain,
+    },
+  },
+  {
     name: "asterisk-form OPTIONS",
     request: "OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n",
     view: {
@@ -420,8 +433,9 @@ const invalidHeads: ReadonlyArray<readonly [string, string, EngineErrorName]> = 
   ["HTTP/2.0", "GET / HTTP/2.0\r\nHost: h\r\n\r\n", "unsupportedVersion"],
   ["HTTP/0.9", "GET / HTTP/0.9\r\n\r\n", "unsupportedVersion"],
   ['a " in the target', 'GET /a"b HTTP/1.1\r\nHost: h\r\n\r\n', "malformedRequest"],
-  ["a | in the target", "GET /a|b HTTP/1.1\r\nHost: h\r\n\r\n", "malformedRequest"],
+  ["a { in the path", "GET /a{b HTTP/1.1\r\nHost: h\r\n\r\n", "malformedRequest"],
   ["a # in the target", "GET /a#b HTTP/1.1\r\nHost: h\r\n\r\n", "malformedRequest"],
+  ["a \\ in the query", "GET /a?b\\c HTTP/1.1\r\nHost: h\r\n\r\n", "malformedRequest"],
   [
     "an obs-text byte in the target",
     "GET /caf\xe9 HTTP/1.1\r\nHost: h\r\n\r\n",
@@ -565,6 +579,34 @@ describe("parseRequestHead rejects, the same way however the bytes are split", (
       expectSameEveryWay(request, { outcome: error });
     });
   }
+});
+
+describe("target bytes: every byte value, in the path and in the query", () => {
+  // Written out here, not taken from the parser's tables: RFC 3986 pchar, plus what browsers send
+  // raw (WHATWG URL): [ ] | ^ in the path; those, "?" and { } backquote in the query.
+  const alphanumeric = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  const inPath = `${alphanumeric}-._~!$&'()*+,;=:@/[]|^`;
+  const inQuery = `${inPath}?{}\``;
+  const outcomes = (target: (byte: string) => string) =>
+    Array.from({ length: 256 }, (_, code) => {
+      const byte = String.fromCharCode(code);
+      return `${code}:${parseAtOnce(`GET ${target(byte)} HTTP/1.1\r\nHost: h\r\n\r\n`).outcome}`;
+    });
+  const expected = (allowed: string, alsoAccepted: string) =>
+    Array.from({ length: 256 }, (_, code) => {
+      const byte = String.fromCharCode(code);
+      const accepted = allowed.includes(byte) || alsoAccepted.includes(byte);
+      return `${code}:${accepted ? "complete" : "malformedRequest"}`;
+    });
+
+  test("in the path: pchar and [ ] | ^ are accepted, every other byte is a 400", () => {
+    // "?" starts an (empty) query; a "%" without two hex digits after it is refused.
+    expect(outcomes((byte) => `/a${byte}`)).toEqual(expected(inPath, "?"));
+  });
+
+  test("in the query: the path bytes, ? { } and backquote are accepted, every other byte is a 400", () => {
+    expect(outcomes((byte) => `/a?${byte}`)).toEqual(expected(inQuery, ""));
+  });
 });
 
 describe("parseRequestHead limits (maxRequestLineBytes 64, maxHeaderBytes 256, maxHeaderCount 8)", () => {
