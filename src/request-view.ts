@@ -167,11 +167,32 @@ export class RequestView {
     return this.#multipart;
   }
 
-  /** The request's cookies in order (raw values), parsed from the Cookie header. */
+  /**
+   * The request's cookies in order (raw values), parsed from the Cookie header; several Cookie
+   * lines are read as one, in order.
+   */
   cookies(): readonly CookieEntry[] {
     this.assertLive();
-    this.#cookies ??= parseCookieHeader(this.#exchange.header("cookie") ?? "");
+    this.#cookies ??= parseCookieHeader(this.#cookieHeader());
     return this.#cookies;
+  }
+
+  /**
+   * Every Cookie line joined in order with "; ": a gateway from HTTP/2 may split the cookies
+   * into several lines (RFC 9113 §8.2.3), and reading only the first would lose the rest.
+   */
+  #cookieHeader(): string {
+    const exchange = this.#exchange;
+    let joined = "";
+    for (
+      let index = exchange.findHeader("cookie");
+      index >= 0;
+      index = exchange.findHeader("cookie", index + 1)
+    ) {
+      const value = exchange.headerValue(index);
+      joined = joined === "" ? value : `${joined}; ${value}`;
+    }
+    return joined;
   }
 
   /** The raw value of the first cookie named `name`, or undefined. */

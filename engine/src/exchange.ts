@@ -90,7 +90,10 @@ export class Exchange {
     return latin1String(head.buffer, head.base + head.targetStart, head.base + head.targetEnd);
   }
 
-  /** The path, still percent-encoded ("/" for an absolute-form target without one). */
+  /**
+   * The path, still percent-encoded ("/" for an absolute-form target without one, "*" for
+   * `OPTIONS *`, the only method the asterisk-form is accepted with).
+   */
   get path(): string {
     this.assertLive("request");
     const head = this.#connection.head;
@@ -178,13 +181,16 @@ export class Exchange {
     );
   }
 
-  /** Index of the first header line named `name` (case-insensitive), or -1. */
-  findHeader(name: string): number {
+  /**
+   * Index of the first header line named `name` (case-insensitive) at or after line `from`, or
+   * -1. Call again from the index after a match to visit repeated lines in order.
+   */
+  findHeader(name: string, from = 0): number {
     this.assertLive("request");
     const head = this.#connection.head;
     const offsets = head.headerOffsets;
     const buffer = head.buffer;
-    for (let index = 0; index < head.headerCount; index++) {
+    for (let index = from; index < head.headerCount; index++) {
       const start = head.base + offsets[index * 4]!;
       const end = head.base + offsets[index * 4 + 1]!;
       if (end - start !== name.length) continue;

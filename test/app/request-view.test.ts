@@ -95,6 +95,31 @@ test("multipart(): one flat list; a malformed body is a 400 before any item is s
   await app.stop();
 });
 
+test("cookies(): several Cookie lines are read as one, joined in order (RFC 9113 §8.2.3)", async () => {
+  const app = new App({ shared: {} });
+  app.route("GET", "/c", (ctx) => {
+    ctx.response.json(200, {
+      cookies: ctx.request.cookies().map(({ name, value }) => `${name}=${value}`),
+      c: ctx.request.cookie("c") ?? null,
+      a: ctx.request.cookie("a") ?? null,
+    });
+  });
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  client.send(
+    "GET /c HTTP/1.1\r\nCookie: a=1; b=2\r\nHost: h\r\ncookie: c=3\r\nCOOKIE: a=4\r\n\r\n" +
+      "GET /c HTTP/1.1\r\nHost: h\r\nCookie: c=only\r\n\r\n" +
+      "GET /c HTTP/1.1\r\nHost: h\r\n\r\n",
+  );
+  const responses = await client.responses(3);
+  expect(responses.map((response) => JSON.parse(response.text))).toEqual([
+    { cookies: ["a=1", "b=2", "c=3", "a=4"], c: "3", a: "1" },
+    { cookies: ["c=only"], c: "only", a: null },
+    { cookies: [], c: null, a: null },
+  ]);
+  await app.stop();
+});
+
 test("touching the request view after the handler returned throws a clear error", async () => {
   const app = new App({ shared: {} });
   let kept: RequestView | undefined;

@@ -107,6 +107,29 @@ test("paths and queries as browsers send them, [ ] { } | ^ raw, reach their rout
   await app.stop();
 });
 
+test("OPTIONS * is a 204 with Allow listing every method the App serves, whatever its routes", async () => {
+  const bare = new App({ shared: {} });
+  const app = new App({ shared: {} });
+  app.route("GET", "/a", (ctx) => ctx.response.text(200, "a"));
+  app.route("POST", "/b/:id", (ctx) => ctx.response.text(200, "b"));
+  app.route("PUT", "/files/*rest", (ctx) => ctx.response.text(200, "rest"));
+  app.route("DELETE", "/a", (ctx) => ctx.response.text(200, "deleted"));
+  const request = "OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n";
+  const answers = [];
+  for (const each of [app, bare]) {
+    const server = listenQuietly(each);
+    using client = await RawClient.connect(server.port);
+    client.send(`${request}GET * HTTP/1.1\r\nHost: h\r\n\r\n`);
+    const [options, get] = await client.responses(2);
+    answers.push([options!.statusLine, options!.header("allow"), options!.text, get!.status]);
+    await each.stop();
+  }
+  expect(answers).toEqual([
+    ["HTTP/1.1 204 No Content", "GET, POST, PUT, DELETE, HEAD, OPTIONS", "", 400],
+    ["HTTP/1.1 204 No Content", "OPTIONS", "", 400],
+  ]);
+});
+
 test("an endpoint instance handles its lower-case methods with a stable this", async () => {
   class Counter {
     count = 0;
