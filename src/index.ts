@@ -56,6 +56,7 @@ export { decodeText, formDecodeInto, params, percentDecodeInto } from "./params/
 export { DecodeError } from "./params/decode-error.ts";
 export { type ParameterEntry, ParameterRecords } from "./params/parameter-records.ts";
 export { MultipartError, type MultipartPart } from "./request/multipart.ts";
+export type { RemoteAddress } from "./request/remote-address.ts";
 export { MediaTypeError, RequestView, type RequestViewLimits } from "./request-view.ts";
 export { ResponseDraft } from "./response-draft.ts";
 // Streams and continuations

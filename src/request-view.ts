@@ -3,6 +3,7 @@ import { type CookieEntry, findCookie, parseCookieHeader } from "./cookies/cooki
 import { DecodeError } from "./params/decode-error.ts";
 import { ParameterRecords } from "./params/parameter-records.ts";
 import { type MultipartPart, parseMultipart } from "./request/multipart.ts";
+import { type RemoteAddress, remoteAddressOf } from "./request/remote-address.ts";
 
 /** Limits of the request views that the App, not the engine, enforces. */
 export interface RequestViewLimits {
@@ -28,6 +29,8 @@ export class RequestView {
   #form: ParameterRecords | undefined;
   #multipart: readonly MultipartPart[] | undefined;
   #cookies: CookieEntry[] | undefined;
+  #json: { readonly value: unknown } | undefined;
+  #remoteAddress: RemoteAddress | undefined | null = null;
   /** Where the body should have been read, once the worker holding it was given back. */
   #bodyReleasedHint: string | undefined;
 
@@ -92,6 +95,16 @@ export class RequestView {
     return this.#exchange.query;
   }
 
+  /**
+   * The peer of the connection: `{ address, family, port }` as the socket reports it (behind a
+   * proxy, the proxy). Undefined for a request made in process with `app.request()`.
+   */
+  get remoteAddress(): RemoteAddress | undefined {
+    this.assertLive();
+    if (this.#remoteAddress === null) this.#remoteAddress = remoteAddressOf(this.#exchange);
+    return this.#remoteAddress;
+  }
+
   /** The first header named `name` (case-insensitive), or undefined. */
   header(name: string): string | undefined {
     this.assertLive();
@@ -124,6 +137,22 @@ export class RequestView {
     } catch {
       throw new DecodeError("invalidUtf8", "the request body is not valid UTF-8");
     }
+  }
+
+  /**
+   * The body parsed as JSON (RFC 8259), whatever its `Content-Type`: invalid UTF-8 or invalid
+   * JSON (an empty body too) is a `DecodeError`, answered 400. The body limit bounds its size.
+   * Parsed on first use and cached, so later calls return the same value.
+   */
+  json(): unknown {
+    if (this.#json !== undefined) return this.#json.value;
+    const text = this.text();
+    try {
+      this.#json = { value: JSON.parse(text) };
+    } catch (error) {
+      throw new DecodeError("invalidJson", `the request body is not JSON: ${messageOf(error)}`);
+    }
+    return this.#json.value;
   }
 
   /** The query as ordered raw entries. */
@@ -213,6 +242,10 @@ export class MediaTypeError extends Error {
     super(`expected a ${expected} body, got ${got === "" ? "none" : got}`);
     this.name = "MediaTypeError";
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function borrowedPart(part: MultipartPart, assertLive: () => void): MultipartPart {

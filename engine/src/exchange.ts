@@ -1,5 +1,6 @@
 import { latin1String, latin1StringReusing } from "./internal/ascii.ts";
 import type { ExchangeHost } from "./internal/exchange-host.ts";
+import type { PeerAddress } from "./internal/peer-address.ts";
 import type { WorkerSlot } from "./internal/worker-table.ts";
 import { ClientGoneError, StaleExchangeError } from "./response-errors.ts";
 import { ResponseStream } from "./response-stream.ts";
@@ -135,6 +136,32 @@ export class Exchange {
     this.assertLive("request");
     const head = this.#connection.head;
     return head.pathEnd - head.targetStart;
+  }
+
+  /**
+   * The peer's IP address as Bun reports it (`"127.0.0.1"`, `"::1"`, `"::ffff:10.0.0.2"` for an
+   * IPv4 client of a dual-stack listener); undefined on an in-memory connection. Read from the
+   * socket on first use in a connection, then kept: reading it costs nothing until asked.
+   * Behind a proxy this is the proxy: trust `Forwarded` only from proxies you run.
+   */
+  get remoteAddress(): string | undefined {
+    return this.#peer().address;
+  }
+
+  /** The family of `remoteAddress`: `"IPv4"` or `"IPv6"`; undefined on an in-memory connection. */
+  get remoteFamily(): "IPv4" | "IPv6" | undefined {
+    return this.#peer().family;
+  }
+
+  /** The peer's TCP port; undefined on an in-memory connection. */
+  get remotePort(): number | undefined {
+    return this.#peer().port;
+  }
+
+  #peer(): PeerAddress {
+    this.assertLive("request");
+    const connection = this.#connection;
+    return connection.peer.readFrom(connection.socket);
   }
 
   /** 0 for HTTP/1.0, 1 for HTTP/1.1 (and higher 1.x, answered as 1.1). */
