@@ -92,20 +92,21 @@ export class ChunkedBodyDecoder {
           if (this.decodedLength + this.#size > limits.maxBodyBytes) {
             return this.#fail(index - start, errorCode.bodyTooLarge);
           }
-          this.#extension.reset();
           this.#phase = phaseExtension;
           break;
         case phaseExtension:
           if (byte === CR) {
             // RFC 9112 §7.1.1: a ";" with no name, an "=" with no value or an open quoted
-            // string cannot end the line; nor can BWS, so "5 " is not a size either.
-            if (!this.#extension.complete) {
+            // string cannot end the line; nor can BWS, so "5 " is not a size either. A line
+            // without extensions (the common case) skips the grammar altogether.
+            if (this.#extensionBytes > 0 && !this.#extension.complete) {
               return this.#fail(index - start, errorCode.malformedChunkedBody);
             }
             this.#phase = phaseSizeLineFeed;
             index++;
             break;
           }
+          if (this.#extensionBytes === 0) this.#extension.reset();
           // After the size only BWS and ";" may come, so "0x5" is a malformed size.
           if (!this.#extension.take(byte)) {
             return this.#fail(index - start, errorCode.malformedChunkedBody);
