@@ -419,7 +419,7 @@ export class App<Shared, Locals extends object = NoLocals> {
     );
   }
 
-  /** Runs the found route's handler or continuation, or answers 404, 405 or 501. */
+  /** Runs the found route's handler or continuation, or answers 404, 405, 501 or `OPTIONS *`. */
   #dispatch(ctx: AnyContext, exchange: Exchange, found: RouteResult<Route>): void | Promise<void> {
     const method = exchange.method;
     if (found.kind === "found") {
@@ -444,6 +444,13 @@ export class App<Shared, Locals extends object = NoLocals> {
         return;
       }
       ctx.response.text(405, "Method Not Allowed\n");
+      return;
+    }
+    // RFC 9110 §9.3.7: OPTIONS * asks about the server as a whole (the engine accepts the
+    // asterisk-form for OPTIONS only, RFC 9112 §3.2.4).
+    if (method === "OPTIONS" && exchange.path === "*") {
+      ctx.response.header("Allow", this.#router.allow);
+      ctx.response.setStatus(204);
       return;
     }
     ctx.response.text(404, "Not Found\n");

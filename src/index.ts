@@ -1,4 +1,4 @@
-// corral: the typed App layer on corral-engine.
+// corral: the typed App layer on the bounded engine (corral/engine).
 
 // From the engine, for handlers that catch them
 export {
@@ -57,6 +57,7 @@ export { DecodeError } from "./params/decode-error.ts";
 export { ParameterLimitError } from "./params/parameter-limit-error.ts";
 export { type ParameterEntry, ParameterRecords } from "./params/parameter-records.ts";
 export { MultipartError, type MultipartPart } from "./request/multipart.ts";
+export type { RemoteAddress } from "./request/remote-address.ts";
 export { MediaTypeError, RequestView, type RequestViewLimits } from "./request-view.ts";
 export { ResponseDraft } from "./response-draft.ts";
 // Streams and continuations

@@ -5,6 +5,7 @@ import { countEntries, countEntryBytes } from "./params/entry-cursor.ts";
 import { ParameterLimitError } from "./params/parameter-limit-error.ts";
 import { ParameterRecords } from "./params/parameter-records.ts";
 import { type MultipartPart, parseMultipart } from "./request/multipart.ts";
+import { type RemoteAddress, remoteAddressOf } from "./request/remote-address.ts";
 
 /** Limits of the request views that the App, not the engine, enforces. */
 export interface RequestViewLimits {
@@ -32,6 +33,8 @@ export class RequestView {
   #form: ParameterRecords | undefined;
   #multipart: readonly MultipartPart[] | undefined;
   #cookies: CookieEntry[] | undefined;
+  #json: { readonly value: unknown } | undefined;
+  #remoteAddress: RemoteAddress | undefined | null = null;
   /** Where the body should have been read, once the worker holding it was given back. */
   #bodyReleasedHint: string | undefined;
 
@@ -96,6 +99,16 @@ export class RequestView {
     return this.#exchange.query;
   }
 
+  /**
+   * The peer of the connection: `{ address, family, port }` as the socket reports it (behind a
+   * proxy, the proxy). Undefined for a request made in process with `app.request()`.
+   */
+  get remoteAddress(): RemoteAddress | undefined {
+    this.assertLive();
+    if (this.#remoteAddress === null) this.#remoteAddress = remoteAddressOf(this.#exchange);
+    return this.#remoteAddress;
+  }
+
   /** The first header named `name` (case-insensitive), or undefined. */
   header(name: string): string | undefined {
     this.assertLive();
@@ -128,6 +141,22 @@ export class RequestView {
     } catch {
       throw new DecodeError("invalidUtf8", "the request body is not valid UTF-8");
     }
+  }
+
+  /**
+   * The body parsed as JSON (RFC 8259), whatever its `Content-Type`: invalid UTF-8 or invalid
+   * JSON (an empty body too) is a `DecodeError`, answered 400. The body limit bounds its size.
+   * Parsed on first use and cached, so later calls return the same value.
+   */
+  json(): unknown {
+    if (this.#json !== undefined) return this.#json.value;
+    const text = this.text();
+    try {
+      this.#json = { value: JSON.parse(text) };
+    } catch (error) {
+      throw new DecodeError("invalidJson", `the request body is not JSON: ${messageOf(error)}`);
+    }
+    return this.#json.value;
   }
 
   /** The query as ordered raw entries; more than `maxParameters` is a `ParameterLimitError`. */
@@ -191,11 +220,32 @@ export class RequestView {
     return this.#multipart;
   }
 
-  /** The request's cookies in order (raw values), parsed from the Cookie header. */
+  /**
+   * The request's cookies in order (raw values), parsed from the Cookie header; several Cookie
+   * lines are read as one, in order.
+   */
   cookies(): readonly CookieEntry[] {
     this.assertLive();
-    this.#cookies ??= parseCookieHeader(this.#exchange.header("cookie") ?? "");
+    this.#cookies ??= parseCookieHeader(this.#cookieHeader());
     return this.#cookies;
+  }
+
+  /**
+   * Every Cookie line joined in order with "; ": a gateway from HTTP/2 may split the cookies
+   * into several lines (RFC 9113 §8.2.3), and reading only the first would lose the rest.
+   */
+  #cookieHeader(): string {
+    const exchange = this.#exchange;
+    let joined = "";
+    for (
+      let index = exchange.findHeader("cookie");
+      index >= 0;
+      index = exchange.findHeader("cookie", index + 1)
+    ) {
+      const value = exchange.headerValue(index);
+      joined = joined === "" ? value : `${joined}; ${value}`;
+    }
+    return joined;
   }
 
   /** The raw value of the first cookie named `name`, or undefined. */
@@ -216,6 +266,10 @@ export class MediaTypeError extends Error {
     super(`expected a ${expected} body, got ${got === "" ? "none" : got}`);
     this.name = "MediaTypeError";
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function borrowedPart(part: MultipartPart, assertLive: () => void): MultipartPart {

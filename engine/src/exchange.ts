@@ -1,5 +1,6 @@
 import { latin1String, latin1StringReusing } from "./internal/ascii.ts";
 import type { ExchangeHost } from "./internal/exchange-host.ts";
+import type { PeerAddress } from "./internal/peer-address.ts";
 import type { WorkerSlot } from "./internal/worker-table.ts";
 import { ClientGoneError, StaleExchangeError } from "./response-errors.ts";
 import { ResponseStream } from "./response-stream.ts";
@@ -90,7 +91,10 @@ export class Exchange {
     return latin1String(head.buffer, head.base + head.targetStart, head.base + head.targetEnd);
   }
 
-  /** The path, still percent-encoded ("/" for an absolute-form target without one). */
+  /**
+   * The path, still percent-encoded ("/" for an absolute-form target without one, "*" for
+   * `OPTIONS *`, the only method the asterisk-form is accepted with).
+   */
   get path(): string {
     this.assertLive("request");
     const head = this.#connection.head;
@@ -132,6 +136,32 @@ export class Exchange {
     this.assertLive("request");
     const head = this.#connection.head;
     return head.pathEnd - head.targetStart;
+  }
+
+  /**
+   * The peer's IP address as Bun reports it (`"127.0.0.1"`, `"::1"`, `"::ffff:10.0.0.2"` for an
+   * IPv4 client of a dual-stack listener); undefined on an in-memory connection. Read from the
+   * socket on first use in a connection, then kept: reading it costs nothing until asked.
+   * Behind a proxy this is the proxy: trust `Forwarded` only from proxies you run.
+   */
+  get remoteAddress(): string | undefined {
+    return this.#peer().address;
+  }
+
+  /** The family of `remoteAddress`: `"IPv4"` or `"IPv6"`; undefined on an in-memory connection. */
+  get remoteFamily(): "IPv4" | "IPv6" | undefined {
+    return this.#peer().family;
+  }
+
+  /** The peer's TCP port; undefined on an in-memory connection. */
+  get remotePort(): number | undefined {
+    return this.#peer().port;
+  }
+
+  #peer(): PeerAddress {
+    this.assertLive("request");
+    const connection = this.#connection;
+    return connection.peer.readFrom(connection.socket);
   }
 
   /** 0 for HTTP/1.0, 1 for HTTP/1.1 (and higher 1.x, answered as 1.1). */
@@ -178,13 +208,16 @@ export class Exchange {
     );
   }
 
-  /** Index of the first header line named `name` (case-insensitive), or -1. */
-  findHeader(name: string): number {
+  /**
+   * Index of the first header line named `name` (case-insensitive) at or after line `from`, or
+   * -1. Call again from the index after a match to visit repeated lines in order.
+   */
+  findHeader(name: string, from = 0): number {
     this.assertLive("request");
     const head = this.#connection.head;
     const offsets = head.headerOffsets;
     const buffer = head.buffer;
-    for (let index = 0; index < head.headerCount; index++) {
+    for (let index = from; index < head.headerCount; index++) {
       const start = head.base + offsets[index * 4]!;
       const end = head.base + offsets[index * 4 + 1]!;
       if (end - start !== name.length) continue;

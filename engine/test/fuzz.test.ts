@@ -108,6 +108,7 @@ const requestSeeds = [
   "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n" +
     '5;e=1\r\nhello\r\n6;q="x"\r\n world\r\n0\r\nX-T: 1\r\n\r\n',
   "OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n",
+  "GET /dir/[id]|^?files[]=x&q={a}|^` HTTP/1.1\r\nHost: h\r\n\r\n",
   "GET http://example.com:8080/p?q HTTP/1.1\r\nHost: example.com:8080\r\n\r\n",
   "GET /old HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
   "PUT /e HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\nbody",

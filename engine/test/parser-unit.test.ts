@@ -182,6 +182,19 @@ const validHeads: readonly ValidHead[] = [
     },
   },
   {
+    name: "[ ] | ^ in the path and [ ] { } | ^ backquote in the query, as browsers send them",
+    request: "GET /dir/[id]/a|b^c?files[]=x&q={a}&a=b|c&x=^&t=`1` HTTP/1.1\r\nHost: h\r\n\r\n",
+    view: {
+      method: "GET",
+      target: "/dir/[id]/a|b^c?files[]=x&q={a}&a=b|c&x=^&t=`1`",
+      path: "/dir/[id]/a|b^c",
+      query: "files[]=x&q={a}&a=b|c&x=^&t=`1`",
+      versionMinor: 1,
+      headers: ["Host=h"],
+      ...plain,
+    },
+  },
+  {
     name: "asterisk-form OPTIONS",
     request: "OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n",
     view: {
@@ -420,8 +433,9 @@ const invalidHeads: ReadonlyArray<readonly [string, string, EngineErrorName]> = 
   ["HTTP/2.0", "GET / HTTP/2.0\r\nHost: h\r\n\r\n", "unsupportedVersion"],
   ["HTTP/0.9", "GET / HTTP/0.9\r\n\r\n", "unsupportedVersion"],
   ['a " in the target', 'GET /a"b HTTP/1.1\r\nHost: h\r\n\r\n', "malformedRequest"],
-  ["a | in the target", "GET /a|b HTTP/1.1\r\nHost: h\r\n\r\n", "malformedRequest"],
+  ["a { in the path", "GET /a{b HTTP/1.1\r\nHost: h\r\n\r\n", "malformedRequest"],
   ["a # in the target", "GET /a#b HTTP/1.1\r\nHost: h\r\n\r\n", "malformedRequest"],
+  ["a \\ in the query", "GET /a?b\\c HTTP/1.1\r\nHost: h\r\n\r\n", "malformedRequest"],
   [
     "an obs-text byte in the target",
     "GET /caf\xe9 HTTP/1.1\r\nHost: h\r\n\r\n",
@@ -567,6 +581,34 @@ describe("parseRequestHead rejects, the same way however the bytes are split", (
   }
 });
 
+describe("target bytes: every byte value, in the path and in the query", () => {
+  // Written out here, not taken from the parser's tables: RFC 3986 pchar, plus what browsers send
+  // raw (WHATWG URL): [ ] | ^ in the path; those, "?" and { } backquote in the query.
+  const alphanumeric = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  const inPath = `${alphanumeric}-._~!$&'()*+,;=:@/[]|^`;
+  const inQuery = `${inPath}?{}\``;
+  const outcomes = (target: (byte: string) => string) =>
+    Array.from({ length: 256 }, (_, code) => {
+      const byte = String.fromCharCode(code);
+      return `${code}:${parseAtOnce(`GET ${target(byte)} HTTP/1.1\r\nHost: h\r\n\r\n`).outcome}`;
+    });
+  const expected = (allowed: string, alsoAccepted: string) =>
+    Array.from({ length: 256 }, (_, code) => {
+      const byte = String.fromCharCode(code);
+      const accepted = allowed.includes(byte) || alsoAccepted.includes(byte);
+      return `${code}:${accepted ? "complete" : "malformedRequest"}`;
+    });
+
+  test("in the path: pchar and [ ] | ^ are accepted, every other byte is a 400", () => {
+    // "?" starts an (empty) query; a "%" without two hex digits after it is refused.
+    expect(outcomes((byte) => `/a${byte}`)).toEqual(expected(inPath, "?"));
+  });
+
+  test("in the query: the path bytes, ? { } and backquote are accepted, every other byte is a 400", () => {
+    expect(outcomes((byte) => `/a?${byte}`)).toEqual(expected(inQuery, ""));
+  });
+});
+
 describe("parseRequestHead limits (maxRequestLineBytes 64, maxHeaderBytes 256, maxHeaderCount 8)", () => {
   const withRequestLine = (length: number, prefix = "") =>
     `${prefix}GET /${"a".repeat(length - 14)} HTTP/1.1\r\nHost: h\r\n\r\n`;
@@ -708,6 +750,11 @@ const validBodies: ReadonlyArray<readonly [string, string, string, string?]> = [
     "hello world",
   ],
   [
+    "extensions: BWS around ; and =, several on one line, obs-text and \\ in a quoted string",
+    '2 ; a = b\r\nhi\r\n1;c\t;\td="\xe9\\\\"\r\n!\r\n0 ;e= "f" ; g\r\n\r\n',
+    "hi!",
+  ],
+  [
     "leading zeros and upper-case hex",
     "000A\r\n0123456789\r\n0b\r\nabcdefghijk\r\n000\r\n\r\n",
     "0123456789abcdefghijk",
@@ -773,6 +820,25 @@ const invalidBodies: ReadonlyArray<readonly [string, string, EngineErrorName]> =
   ["a bare LF after the size", "5\nhello\r\n0\r\n\r\n", "malformedChunkedBody"],
   ["a bare CR in an extension", "5;a\rb\r\nhello\r\n0\r\n\r\n", "malformedChunkedBody"],
   ["NUL in an extension", "5;a\0\r\nhello\r\n0\r\n\r\n", "malformedChunkedBody"],
+  ["a ; with no extension name", "5;\r\nhello\r\n0\r\n\r\n", "malformedChunkedBody"],
+  ["a ; then whitespace and no name", "5; \r\nhello\r\n0\r\n\r\n", "malformedChunkedBody"],
+  ["a ; and =value, no name", "5;=v\r\nhello\r\n0\r\n\r\n", "malformedChunkedBody"],
+  ["an empty extension between ;;", "5;a;;b\r\nhello\r\n0\r\n\r\n", "malformedChunkedBody"],
+  ["a non-token byte in a name", "5;a@b\r\nhello\r\n0\r\n\r\n", "malformedChunkedBody"],
+  ["an extension = with no value", "5;a=\r\nhello\r\n0\r\n\r\n", "malformedChunkedBody"],
+  ["two = in an extension", "5;a==b\r\nhello\r\n0\r\n\r\n", "malformedChunkedBody"],
+  ["whitespace inside a token value", "5;a=b c\r\nhello\r\n0\r\n\r\n", "malformedChunkedBody"],
+  ["whitespace after the last extension", "5;a \r\nhello\r\n0\r\n\r\n", "malformedChunkedBody"],
+  ["an unbalanced quote", '5;a="b\r\nhello\r\n0\r\n\r\n', "malformedChunkedBody"],
+  [
+    "an escaped closing quote, left open",
+    '5;a="b\\"\r\nhello\r\n0\r\n\r\n',
+    "malformedChunkedBody",
+  ],
+  ["a quote inside a token value", '5;a=b"c\r\nhello\r\n0\r\n\r\n', "malformedChunkedBody"],
+  ["text right after a quoted value", '5;a="b"c\r\nhello\r\n0\r\n\r\n', "malformedChunkedBody"],
+  ["a quoted extension name", '5;"a"=b\r\nhello\r\n0\r\n\r\n', "malformedChunkedBody"],
+  ["DEL in a quoted value", '5;a="\x7f"\r\nhello\r\n0\r\n\r\n', "malformedChunkedBody"],
   ["data longer than its size", "5\r\nhelloXX\r\n0\r\n\r\n", "malformedChunkedBody"],
   ["a bare LF after data", "5\r\nhello\n0\r\n\r\n", "malformedChunkedBody"],
   ["a size that overflows", "ffffffffffffffffff\r\n", "malformedChunkedBody"],

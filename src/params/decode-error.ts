@@ -5,6 +5,7 @@
  * - `bufferTooSmall`: the decoded bytes do not fit in the caller's buffer.
  * - `characterOutOfRange`: raw text held a character above U+00FF, so it was not raw bytes.
  * - `invalidUtf8`: decoded bytes are not well-formed UTF-8.
+ * - `invalidJson`: a body read with `ctx.request.json()` is not JSON (RFC 8259).
  *
  * @example
  * const reason: DecodeErrorReason = "bufferTooSmall";
@@ -13,12 +14,14 @@ export type DecodeErrorReason =
   | "malformedEscape"
   | "bufferTooSmall"
   | "characterOutOfRange"
-  | "invalidUtf8";
+  | "invalidUtf8"
+  | "invalidJson";
 
 /**
  * Thrown by the decode operations (`params.percentDecodeInto`, `params.formDecodeInto`,
- * `decodeText`). A handler may let it propagate: the App answers it as a client error (400).
- * Nothing is ever truncated or replaced quietly: a decode either succeeds whole or throws this.
+ * `decodeText`) and by `ctx.request.text()` and `ctx.request.json()`. A handler may let it
+ * propagate: the App answers it as a client error (400). Nothing is ever truncated or replaced
+ * quietly: a decode either succeeds whole or throws this.
  *
  * @example
  * try {

@@ -41,6 +41,8 @@ export class Router<Handler> {
   readonly #byPath = new Map<string, RouteEntry<Handler>>();
   /** Every method some route implements. */
   readonly methods = new Set<string>();
+  /** The `Allow` value for the whole server (`OPTIONS *`): every method some route serves. */
+  allow = allowValue([]);
   // The last static match: keep-alive clients repeat their paths, and the engine hands the same
   // string for a repeated path, so two identity checks replace two map lookups.
   #lastMethod = "";
@@ -62,7 +64,8 @@ export class Router<Handler> {
     }
     entry.handlers.set(method, handler);
     this.methods.add(method);
-    entry.allow = allowValue(entry.handlers);
+    this.allow = allowValue(this.methods);
+    entry.allow = allowValue(entry.handlers.keys());
     entry.staticResults.clear();
     this.#lastPath = "";
     this.#lastResult = undefined;
@@ -87,7 +90,8 @@ export class Router<Handler> {
       }
       return result;
     }
-    if (this.#dynamic.length === 0) return notFound;
+    // Only an origin path can match a pattern: "*" (OPTIONS *) is no path of any route.
+    if (this.#dynamic.length === 0 || path.charCodeAt(0) !== slash) return notFound;
     const parts = path.slice(1).split("/");
     for (const entry of this.#dynamic) {
       const params = matchPathPattern(entry.pattern, parts);
@@ -97,6 +101,7 @@ export class Router<Handler> {
   }
 }
 
+const slash = 0x2f;
 const emptyParams: Record<string, string> = Object.freeze({}) as Record<string, string>;
 const notFound = { kind: "notFound" } as const;
 
@@ -111,8 +116,8 @@ function pick<Handler>(
   return { kind: "found", handler, params, entry };
 }
 
-function allowValue(handlers: Map<string, unknown>): string {
-  const methods = new Set(handlers.keys());
+function allowValue(served: Iterable<string>): string {
+  const methods = new Set(served);
   if (methods.has("GET")) methods.add("HEAD");
   methods.add("OPTIONS");
   return [...methods].join(", ");

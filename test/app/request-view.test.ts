@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { App, type RequestView } from "corral";
+import { App, type DecodeError, type RequestView } from "corral";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
 import { listenQuietly } from "../support/listen-quietly.ts";
 
@@ -92,6 +92,97 @@ test("multipart(): one flat list; a malformed body is a 400 before any item is s
   ]);
   expect(rejected!.status).toBe(400);
   expect(seen).toEqual(["title", "files[]"]);
+  await app.stop();
+});
+
+test("cookies(): several Cookie lines are read as one, joined in order (RFC 9113 §8.2.3)", async () => {
+  const app = new App({ shared: {} });
+  app.route("GET", "/c", (ctx) => {
+    ctx.response.json(200, {
+      cookies: ctx.request.cookies().map(({ name, value }) => `${name}=${value}`),
+      c: ctx.request.cookie("c") ?? null,
+      a: ctx.request.cookie("a") ?? null,
+    });
+  });
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  client.send(
+    "GET /c HTTP/1.1\r\nCookie: a=1; b=2\r\nHost: h\r\ncookie: c=3\r\nCOOKIE: a=4\r\n\r\n" +
+      "GET /c HTTP/1.1\r\nHost: h\r\nCookie: c=only\r\n\r\n" +
+      "GET /c HTTP/1.1\r\nHost: h\r\n\r\n",
+  );
+  const responses = await client.responses(3);
+  expect(responses.map((response) => JSON.parse(response.text))).toEqual([
+    { cookies: ["a=1", "b=2", "c=3", "a=4"], c: "3", a: "1" },
+    { cookies: ["c=only"], c: "only", a: null },
+    { cookies: [], c: null, a: null },
+  ]);
+  await app.stop();
+});
+
+test("json(): the body as JSON; invalid JSON or UTF-8 is a 400 DecodeError; bounded by maxBodyBytes", async () => {
+  const app = new App({ shared: {}, limits: { maxBodyBytes: 32 } });
+  app.route("POST", "/j", (ctx) => {
+    const value = ctx.request.json();
+    ctx.response.json(200, { value, same: ctx.request.json() === value });
+  });
+  app.route("POST", "/reason", (ctx) => {
+    try {
+      ctx.request.json();
+      ctx.response.text(200, "parsed\n");
+    } catch (error) {
+      ctx.response.text(200, `${(error as DecodeError).reason}\n`);
+    }
+  });
+  const server = listenQuietly(app);
+  const post = (path: string, body: string) =>
+    `POST ${path} HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+  const atLimit = `{"name":"${"x".repeat(21)}"}`;
+  expect(atLimit.length).toBe(32);
+  const answers = [];
+  for (const [path, body] of [
+    ["/j", '{"a":[1,"\xc3\xa9",null]}'],
+    ["/j", atLimit],
+    ["/j", "{not json"],
+    ["/j", ""],
+    ["/j", '"\xff"'],
+    ["/reason", "[1,"],
+    ["/reason", '"\xc3"'],
+    ["/j", `${atLimit} `],
+  ] as const) {
+    using client = await RawClient.connect(server.port);
+    client.send(post(path, body));
+    const [response] = await client.responses(1);
+    answers.push([response!.status, response!.text]);
+  }
+  expect(answers).toEqual([
+    [200, '{"value":{"a":[1,"é",null]},"same":true}'],
+    [200, `{"value":{"name":"${"x".repeat(21)}"},"same":true}`],
+    [400, "Bad Request: the request body is not JSON: JSON Parse error: Expected '}'\n"],
+    [400, "Bad Request: the request body is not JSON: JSON Parse error: Unexpected EOF\n"],
+    [400, "Bad Request: the request body is not valid UTF-8\n"],
+    [200, "invalidJson\n"],
+    [200, "invalidUtf8\n"],
+    [413, "Content Too Large: request body over the limit\n"],
+  ]);
+  await app.stop();
+});
+
+test("remoteAddress: the peer over TCP, the same object on each read; undefined in process", async () => {
+  const app = new App({ shared: {} });
+  app.route("GET", "/peer", (ctx) => {
+    const peer = ctx.request.remoteAddress;
+    ctx.response.json(200, { peer: peer ?? null, same: ctx.request.remoteAddress === peer });
+  });
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  client.send("GET /peer HTTP/1.1\r\nHost: h\r\n\r\n");
+  const [response] = await client.responses(1);
+  const inProcess = await app.request("/peer");
+  expect({ wire: JSON.parse(response!.text), inProcess: await inProcess.json() }).toEqual({
+    wire: { peer: { address: "127.0.0.1", family: "IPv4", port: client.localPort }, same: true },
+    inProcess: { peer: null, same: true },
+  });
   await app.stop();
 });
 

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { App, type Context } from "corral";
+import { App, type Context, decodeText, percentDecodeInto } from "corral";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
 import { listenQuietly } from "../support/listen-quietly.ts";
 
@@ -65,6 +65,69 @@ test("404 for an unknown path, 405 with Allow for another method, HEAD by GET, 5
     /^HTTP\/1\.1 200 OK\r\n[\s\S]*Content-Length: 10\r\n[\s\S]*\r\n\r\n$/,
   );
   await app.stop();
+});
+
+test("paths and queries as browsers send them, [ ] { } | ^ raw, reach their routes over the wire", async () => {
+  const app = new App({ shared: {} });
+  const buffer = new Uint8Array(256);
+  const decodedQuery = (ctx: Context<unknown, object, object>) =>
+    [...ctx.request.query()].map(({ nameRaw, valueRaw }) => [
+      decodeText(percentDecodeInto(nameRaw, buffer)),
+      decodeText(percentDecodeInto(valueRaw, buffer)),
+    ]);
+  app.route("GET", "/dir/[all]", (ctx) => ctx.response.json(200, { all: ctx.request.path }));
+  app.route("GET", "/dir/:id", (ctx) =>
+    ctx.response.json(200, { id: ctx.params.id, query: decodedQuery(ctx) }),
+  );
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  client.send(
+    "GET /dir/[all] HTTP/1.1\r\nHost: h\r\n\r\n" +
+      "GET /dir/[a|b^c]?files[]=x&q={a}&a=b|c&x=^&t=`1` HTTP/1.1\r\nHost: h\r\n\r\n" +
+      "GET /dir/%5Bx%5D?files%5B%5D=%7B%7D HTTP/1.1\r\nHost: h\r\n\r\n",
+  );
+  const responses = await client.responses(3);
+  expect(responses.map((response) => [response.status, JSON.parse(response.text)])).toEqual([
+    [200, { all: "/dir/[all]" }],
+    [
+      200,
+      {
+        id: "[a|b^c]",
+        query: [
+          ["files[]", "x"],
+          ["q", "{a}"],
+          ["a", "b|c"],
+          ["x", "^"],
+          ["t", "`1`"],
+        ],
+      },
+    ],
+    [200, { id: "[x]", query: [["files[]", "{}"]] }],
+  ]);
+  await app.stop();
+});
+
+test("OPTIONS * is a 204 with Allow listing every method the App serves, whatever its routes", async () => {
+  const bare = new App({ shared: {} });
+  const app = new App({ shared: {} });
+  app.route("GET", "/a", (ctx) => ctx.response.text(200, "a"));
+  app.route("POST", "/b/:id", (ctx) => ctx.response.text(200, "b"));
+  app.route("PUT", "/files/*rest", (ctx) => ctx.response.text(200, "rest"));
+  app.route("DELETE", "/a", (ctx) => ctx.response.text(200, "deleted"));
+  const request = "OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n";
+  const answers = [];
+  for (const each of [app, bare]) {
+    const server = listenQuietly(each);
+    using client = await RawClient.connect(server.port);
+    client.send(`${request}GET * HTTP/1.1\r\nHost: h\r\n\r\n`);
+    const [options, get] = await client.responses(2);
+    answers.push([options!.statusLine, options!.header("allow"), options!.text, get!.status]);
+    await each.stop();
+  }
+  expect(answers).toEqual([
+    ["HTTP/1.1 204 No Content", "GET, POST, PUT, DELETE, HEAD, OPTIONS", "", 400],
+    ["HTTP/1.1 204 No Content", "OPTIONS", "", 400],
+  ]);
 });
 
 test("an endpoint instance handles its lower-case methods with a stable this", async () => {

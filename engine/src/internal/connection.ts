@@ -11,6 +11,7 @@ import type { EngineSocket } from "./engine-socket.ts";
 import { errorResponseMaxBytes } from "./error-responses.ts";
 import type { ExchangeHost } from "./exchange-host.ts";
 import { OutputChannel, outputBlocked, outputClosed } from "./output-channel.ts";
+import { PeerAddress } from "./peer-address.ts";
 import { inputComplete, inputIncomplete, RequestInput } from "./request-input.ts";
 import { ResponseDraft } from "./response-draft.ts";
 import { StreamFraming, type StreamHost } from "./stream-framing.ts";
@@ -48,6 +49,7 @@ export class Connection implements ExchangeHost, StreamHost {
   readonly draft: ResponseDraft;
   readonly stream: StreamFraming;
   exchange: Exchange | null = null;
+  readonly peer = new PeerAddress();
   isHeadRequest = false;
   lastPath = "";
   lastQuery = "";
@@ -97,6 +99,7 @@ export class Connection implements ExchangeHost, StreamHost {
   /** Attaches a newly accepted socket. */
   open(socket: EngineSocket): void {
     this.socket = socket;
+    this.peer.forget();
     this.generation++;
     this.state = stateReadingHead;
     this.#closeAfterOutput = false;

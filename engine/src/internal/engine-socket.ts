@@ -9,4 +9,8 @@ export interface EngineSocket extends WritableSocket {
   shutdown(): void;
   pause(): void;
   resume(): void;
+  /** The peer, as Bun's TCP socket reports it; absent on the in-memory socket. */
+  readonly remoteAddress?: string;
+  readonly remoteFamily?: "IPv4" | "IPv6";
+  readonly remotePort?: number;
 }

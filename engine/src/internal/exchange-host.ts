@@ -1,4 +1,6 @@
 import type { ParsedHead } from "../parser/parsed-head.ts";
+import type { EngineSocket } from "./engine-socket.ts";
+import type { PeerAddress } from "./peer-address.ts";
 import type { ResponseDraft } from "./response-draft.ts";
 import type { StreamFraming } from "./stream-framing.ts";
 
@@ -14,6 +16,10 @@ export interface ExchangeHost {
   readonly stream: StreamFraming;
   /** The request body, once read. */
   readonly body: Uint8Array;
+  /** The connection's socket while it is open. */
+  readonly socket: EngineSocket | null;
+  /** The peer's address, read from the socket on first use. */
+  readonly peer: PeerAddress;
   /** Whether the exchange's handler is still running. */
   readonly handlerRunning: boolean;
   /** The last path and query strings made, reused when a later request repeats them. */

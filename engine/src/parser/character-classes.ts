@@ -15,13 +15,27 @@ export const tokenBytes = table(
   (b) => isAlpha(b) || isDigit(b) || "!#$%&'*+-.^_`|~".includes(String.fromCharCode(b)),
 );
 
+// RFC 3986 §2-3: unreserved, sub-delims, ":" "@" "/", the bytes a path may hold literally.
+const pchar = (b: number) =>
+  isAlpha(b) || isDigit(b) || "-._~!$&'()*+,;=:@/".includes(String.fromCharCode(b));
+
 /**
- * RFC 3986 §2-3: bytes allowed literally in an origin-form or absolute-form target outside `%`
- * escapes: unreserved, sub-delims, ":" "@" "/" "?". Everything else (`"`, `|`, `^`, `#`, `[`,
- * `]`, `{`, `}`, `\`, `<`, `>`, backquote, controls, non-ASCII) is rejected.
+ * Bytes allowed literally in the path of an origin-form or absolute-form target, outside `%`
+ * escapes: RFC 3986 pchar and "/", plus `[ ] | ^`, which clients send raw (the WHATWG URL path
+ * percent-encode set leaves `[ ] |`, and `^` until 2024: Chromium sends `/dir/[id]`, Node's URL
+ * and curl `/a^b`). RFC 9112 §3.2 lets a server accept them. `?` ends the path. Refused: space,
+ * controls, DEL, `"`, `#`, `<`, `>`, `\`, `{`, `}`, backquote (WHATWG encodes all of these in a
+ * path) and every non-ASCII byte.
  */
-export const targetBytes = table(
-  (b) => isAlpha(b) || isDigit(b) || "-._~!$&'()*+,;=:@/?".includes(String.fromCharCode(b)),
+export const pathBytes = table((b) => pchar(b) || "[]|^".includes(String.fromCharCode(b)));
+
+/**
+ * Bytes allowed literally in the query, outside `%` escapes: the path bytes, "?", and also
+ * `{ }` and backquote, which the WHATWG query percent-encode set leaves raw (a form field named
+ * `files[]`, `?q={a}`). Refused: space, controls, DEL, `"`, `#`, `<`, `>`, `\` and non-ASCII.
+ */
+export const queryBytes = table(
+  (b) => pathBytes[b] === 1 || "?{}`".includes(String.fromCharCode(b)),
 );
 
 /** Hex digits, for `%` escapes and chunk sizes. */

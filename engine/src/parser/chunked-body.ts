@@ -1,5 +1,6 @@
 import { errorCode } from "../errors.ts";
 import { fieldValueBytes, hexBytes, hexValue, tokenBytes } from "./character-classes.ts";
+import { ChunkExtensionGrammar } from "./chunk-extension.ts";
 
 /** The chunked body needs more bytes. */
 export const chunkedIncomplete = 0;
@@ -14,30 +15,27 @@ export interface ChunkedLimits {
 }
 
 const phaseSize = 0;
-const phaseExtensionStart = 1;
-const phaseExtension = 2;
-const phaseSizeLineFeed = 3;
-const phaseData = 4;
-const phaseDataCarriageReturn = 5;
-const phaseDataLineFeed = 6;
-const phaseTrailerLineStart = 7;
-const phaseTrailerName = 8;
-const phaseTrailerValue = 9;
-const phaseTrailerLineFeed = 10;
-const phaseFinalLineFeed = 11;
+const phaseExtension = 1;
+const phaseSizeLineFeed = 2;
+const phaseData = 3;
+const phaseDataCarriageReturn = 4;
+const phaseDataLineFeed = 5;
+const phaseTrailerLineStart = 6;
+const phaseTrailerName = 7;
+const phaseTrailerValue = 8;
+const phaseTrailerLineFeed = 9;
+const phaseFinalLineFeed = 10;
 
 const CR = 0x0d;
 const LF = 0x0a;
-const SP = 0x20;
-const HTAB = 0x09;
 const COLON = 0x3a;
-const SEMICOLON = 0x3b;
 /** A chunk size above this many bytes is treated as an overflow, whatever the body limit. */
 const largestChunkSize = 2 ** 40;
 
 /**
  * Incremental decoder for a chunked request body (RFC 9112 §7.1). Decoded data is copied into the
- * caller's `output`; chunk extensions and trailer fields are checked, bounded and dropped.
+ * caller's `output`; chunk extensions (`ChunkExtensionGrammar`) and trailer fields are checked,
+ * bounded and dropped.
  */
 export class ChunkedBodyDecoder {
   #phase = phaseSize;
@@ -46,6 +44,7 @@ export class ChunkedBodyDecoder {
   #remaining = 0;
   #extensionBytes = 0;
   #trailerBytes = 0;
+  readonly #extension = new ChunkExtensionGrammar();
   /** Decoded body bytes written to the output so far. */
   decodedLength = 0;
   /** Input bytes consumed by the last `decode` call. */
@@ -93,33 +92,23 @@ export class ChunkedBodyDecoder {
           if (this.decodedLength + this.#size > limits.maxBodyBytes) {
             return this.#fail(index - start, errorCode.bodyTooLarge);
           }
-          this.#phase = phaseExtensionStart;
-          break;
-        case phaseExtensionStart:
-          if (byte === CR && this.#extensionBytes === 0) {
-            this.#phase = phaseSizeLineFeed;
-            index++;
-            break;
-          }
-          // RFC 9112 §7.1.1: chunk-ext = *( BWS ";" ... ): after the size only BWS then ";" may
-          // come, so "0x5" or "5 " are malformed sizes, not a size and an extension.
-          if (byte !== SP && byte !== HTAB && byte !== SEMICOLON) {
-            return this.#fail(index - start, errorCode.malformedChunkedBody);
-          }
-          if (++this.#extensionBytes > limits.maxChunkExtensionBytes) {
-            return this.#fail(index - start, errorCode.chunkExtensionTooLong);
-          }
-          if (byte === SEMICOLON) this.#phase = phaseExtension;
-          index++;
+          this.#phase = phaseExtension;
           break;
         case phaseExtension:
           if (byte === CR) {
+            // RFC 9112 §7.1.1: a ";" with no name, an "=" with no value or an open quoted
+            // string cannot end the line; nor can BWS, so "5 " is not a size either. A line
+            // without extensions (the common case) skips the grammar altogether.
+            if (this.#extensionBytes > 0 && !this.#extension.complete) {
+              return this.#fail(index - start, errorCode.malformedChunkedBody);
+            }
             this.#phase = phaseSizeLineFeed;
             index++;
             break;
           }
-          // RFC 9112 §7.1.1: extensions are tokens, quoted strings and BWS; controls are not.
-          if (fieldValueBytes[byte] !== 1) {
+          if (this.#extensionBytes === 0) this.#extension.reset();
+          // After the size only BWS and ";" may come, so "0x5" is a malformed size.
+          if (!this.#extension.take(byte)) {
             return this.#fail(index - start, errorCode.malformedChunkedBody);
           }
           if (++this.#extensionBytes > limits.maxChunkExtensionBytes) {

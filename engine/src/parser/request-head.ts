@@ -3,7 +3,8 @@ import {
   fieldValueBytes,
   hexBytes,
   hostBytes,
-  targetBytes,
+  pathBytes,
+  queryBytes,
   tokenBytes,
 } from "./character-classes.ts";
 import type { ParsedHead } from "./parsed-head.ts";
@@ -253,26 +254,30 @@ function scanAuthority(head: ParsedHead, start: number, end: number): number {
 }
 
 function scanPathAndQuery(head: ParsedHead, start: number, end: number): number {
+  const pathEnd = scanComponent(head, start, end, pathBytes);
+  head.pathEnd = pathEnd;
+  if (pathEnd === end) return 0;
+  if (head.buffer[head.base + pathEnd] !== QUESTION) return errorCode.malformedRequest;
+  return scanComponent(head, pathEnd + 1, end, queryBytes) === end ? 0 : errorCode.malformedRequest;
+}
+
+/** Where the run of `allowed` bytes and `%` escapes from `start` stops (`end` when it does not). */
+function scanComponent(head: ParsedHead, start: number, end: number, allowed: Uint8Array): number {
   const buffer = head.buffer;
   const base = head.base;
-  let pathEnd = -1;
   let index = start;
   while (index < end) {
     const byte = buffer[base + index]!;
-    if (targetBytes[byte] === 1) {
-      if (byte === QUESTION && pathEnd < 0) pathEnd = index;
+    if (allowed[byte] === 1) {
       index++;
-      continue;
-    }
-    // RFC 3986 §2.1: "%" must introduce two hex digits.
-    if (byte === PERCENT && percentEscapeAt(head, index, end)) {
+    } else if (byte === PERCENT && percentEscapeAt(head, index, end)) {
+      // RFC 3986 §2.1: "%" must introduce two hex digits.
       index += 3;
-      continue;
+    } else {
+      break;
     }
-    return errorCode.malformedRequest;
   }
-  head.pathEnd = pathEnd < 0 ? end : pathEnd;
-  return 0;
+  return index;
 }
 
 function percentEscapeAt(head: ParsedHead, index: number, end: number): boolean {

@@ -28,13 +28,13 @@ export class RawClient {
     this.#socket = socket;
   }
 
-  /** Connects to 127.0.0.1:`port`. */
-  static async connect(port: number): Promise<RawClient> {
+  /** Connects to `hostname` (127.0.0.1 unless given) on `port`. */
+  static async connect(port: number, hostname = "127.0.0.1"): Promise<RawClient> {
     let client: RawClient | undefined;
     const pending: Uint8Array[] = [];
     let closedEarly = false;
     const socket = await Bun.connect<undefined>({
-      hostname: "127.0.0.1",
+      hostname,
       port,
       socket: {
         data(_socket, data) {
@@ -84,6 +84,11 @@ export class RawClient {
     const waiters = this.#waiters;
     this.#waiters = [];
     for (const wake of waiters) wake();
+  }
+
+  /** The client's own TCP port: what the server sees as the peer's port. */
+  get localPort(): number {
+    return this.#socket.localPort;
   }
 
   /** Whether the server closed the connection. */
