@@ -147,8 +147,8 @@ describe("chunked body (RFC 9112 §7.1)", () => {
       check: isComplete,
     }),
     linearCase({
-      name: "a long chunk extension of separators and spaces",
-      build: (bytes) => chunked(bytes, "1;", " ;\t=", "\r\nx\r\n0\r\n\r\n"),
+      name: "a long chunk extension: many members, quoted strings of spaces, tabs and escapes",
+      build: (bytes) => chunked(bytes, "1", ';a=b;c=" \t\\""', "\r\nx\r\n0\r\n\r\n"),
       run: decode,
       check: isComplete,
     }),
