@@ -32,8 +32,18 @@ export class ResponseReader {
     while (index < bytes.length) {
       switch (this.#state) {
         case State.Head:
-          index = this.#readHead(bytes, index, completed);
+        case State.ChunkSize:
+        case State.ChunkEnd:
+        case State.Trailers: {
+          const end = this.#collectLine(bytes, index, this.#state === State.Head);
+          if (end < 0) return completed;
+          index = end;
+          const line = this.#line;
+          this.#line = "";
+          if (this.#state === State.Head) this.#onHead(line, completed);
+          else this.#onChunkLine(line, completed);
           break;
+        }
         case State.Body: {
           const taken = Math.min(this.#remaining, bytes.length - index);
           index += taken;
@@ -41,11 +51,6 @@ export class ResponseReader {
           if (this.#remaining === 0) this.#finish(completed);
           break;
         }
-        case State.ChunkSize:
-        case State.ChunkEnd:
-        case State.Trailers:
-          index = this.#readChunkLine(bytes, index, completed);
-          break;
         case State.ChunkData: {
           const taken = Math.min(this.#remaining, bytes.length - index);
           index += taken;
@@ -58,11 +63,7 @@ export class ResponseReader {
     return completed;
   }
 
-  #readHead(bytes: Uint8Array, start: number, completed: number[]): number {
-    const end = this.#collectLine(bytes, start, true);
-    if (end < 0) return bytes.length;
-    const head = this.#line;
-    this.#line = "";
+  #onHead(head: string, completed: number[]): void {
     const lines = head.split("\r\n");
     const status = Number(lines[0]!.split(" ")[1]);
     if (!lines[0]!.startsWith("HTTP/1.1 ") || !Number.isInteger(status)) {
@@ -87,14 +88,9 @@ export class ResponseReader {
       this.#remaining = length;
       this.#state = State.Body;
     }
-    return end;
   }
 
-  #readChunkLine(bytes: Uint8Array, start: number, completed: number[]): number {
-    const end = this.#collectLine(bytes, start, false);
-    if (end < 0) return bytes.length;
-    const line = this.#line;
-    this.#line = "";
+  #onChunkLine(line: string, completed: number[]): void {
     if (this.#state === State.ChunkEnd) {
       this.#state = State.ChunkSize;
     } else if (this.#state === State.Trailers) {
@@ -105,7 +101,6 @@ export class ResponseReader {
       this.#remaining = size;
       this.#state = size === 0 ? State.Trailers : State.ChunkData;
     }
-    return end;
   }
 
   /**

@@ -1,9 +1,9 @@
 // Bun.serve choosing JSON, HTML or text for GET /greeting from `Accept` as hand-written
 // negotiation often does: split on commas and semicolons, trim each part with a regular
 // expression, highest q wins. `/^\s+|\s+$/g` is quadratic on a member with a long inner run of
-// spaces: the `\s+$` branch is retried from every space of the run. This is the pattern corral's
-// own negotiation once used and the abuse scenario's Accept attack targets.
-import { announceReady, parsePort } from "./cli.ts";
+// spaces: the `\s+$` branch is retried from every space of the run. corral's own list splitting
+// once trimmed this way (with `[ \t]`), and the abuse scenario's Accept attack targets it.
+import { serveFetch, textHeaders } from "./serve-fetch.ts";
 
 const greeting = "Hello, World!";
 const representations: Readonly<Record<string, () => Response>> = {
@@ -12,8 +12,7 @@ const representations: Readonly<Record<string, () => Response>> = {
     new Response(`<!doctype html>\n<p>${greeting}</p>\n`, {
       headers: { "Content-Type": "text/html; charset=utf-8" },
     }),
-  "text/plain": () =>
-    new Response(`${greeting}\n`, { headers: { "Content-Type": "text/plain; charset=utf-8" } }),
+  "text/plain": () => new Response(`${greeting}\n`, { headers: textHeaders }),
 };
 
 function trim(text: string): string {
@@ -40,19 +39,13 @@ function negotiate(accept: string): string | undefined {
   return best;
 }
 
-const server = Bun.serve({
-  hostname: "127.0.0.1",
-  port: parsePort(),
-  development: false,
-  fetch(request) {
-    if (new URL(request.url).pathname !== "/greeting") return new Response(null, { status: 404 });
-    const type = negotiate(request.headers.get("accept") ?? "*/*");
-    const response =
-      type === undefined
-        ? new Response("Not Acceptable\n", { status: 406 })
-        : representations[type]!();
-    response.headers.set("Vary", "Accept");
-    return response;
-  },
+serveFetch((request) => {
+  if (new URL(request.url).pathname !== "/greeting") return new Response(null, { status: 404 });
+  const type = negotiate(request.headers.get("accept") ?? "*/*");
+  const response =
+    type === undefined
+      ? new Response("Not Acceptable\n", { status: 406 })
+      : representations[type]!();
+  response.headers.set("Vary", "Accept");
+  return response;
 });
-announceReady(server.port ?? 0);

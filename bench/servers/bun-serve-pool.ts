@@ -2,8 +2,8 @@
 // GET /job answers the job's result, or 503 with Retry-After when the pool is full; anything
 // else answers "pong".
 import { ServiceBusyError, WorkerPool } from "corral";
-import { announceReady, parsePort } from "./cli.ts";
 import { abuse } from "./payloads.ts";
+import { textHeaders as headers, serveFetch } from "./serve-fetch.ts";
 import type { SleepJob } from "./sleep-job-worker.ts";
 
 const pool = new WorkerPool<SleepJob, string>({
@@ -11,25 +11,18 @@ const pool = new WorkerPool<SleepJob, string>({
   threads: abuse.poolThreads,
 });
 const job: SleepJob = { milliseconds: abuse.jobMilliseconds };
-const headers = { "Content-Type": "text/plain; charset=utf-8" };
 
-const server = Bun.serve({
-  hostname: "127.0.0.1",
-  port: parsePort(),
-  development: false,
-  async fetch(request) {
-    if (new URL(request.url).pathname !== abuse.jobPath) {
-      return new Response(abuse.pingText, { headers });
-    }
-    try {
-      return new Response(await pool.run(job), { headers });
-    } catch (error) {
-      if (!(error instanceof ServiceBusyError)) throw error;
-      return new Response("busy, retry later", {
-        status: 503,
-        headers: { ...headers, "Retry-After": "1" },
-      });
-    }
-  },
+serveFetch(async (request) => {
+  if (new URL(request.url).pathname !== abuse.jobPath) {
+    return new Response(abuse.pingText, { headers });
+  }
+  try {
+    return new Response(await pool.run(job), { headers });
+  } catch (error) {
+    if (!(error instanceof ServiceBusyError)) throw error;
+    return new Response("busy, retry later", {
+      status: 503,
+      headers: { ...headers, "Retry-After": "1" },
+    });
+  }
 });
-announceReady(server.port ?? 0);
