@@ -2,7 +2,7 @@ import { type SectionId, sectionGroups, sectionIds } from "./scenarios.ts";
 
 /** Command-line options of `bun run bench`. */
 export interface BenchOptions {
-  /** Seconds of measured load per run. */
+  /** Seconds of measured load per run, and of each attack of the abuse scenario. */
   readonly durationSeconds: number;
   /** Measured runs per scenario and server; the table shows their medians. */
   readonly repeats: number;
@@ -22,7 +22,7 @@ const choices = [...sectionIds, ...Object.keys(sectionGroups)].join(", ");
 export const usage = `usage: bun run bench [--only LIST] [--duration N] [--repeat N] [--sse-streams N] [--quick]
   --only LIST       run only these, comma-separated (repeatable): ${choices}
                     (engine = plain,pipelined,big,rss; app = app-plain,app-pipelined); default all
-  --duration N      seconds of measured load per run (default 5)
+  --duration N      seconds of measured load per run and per attack (default 5)
   --repeat N        runs per scenario and server, medians reported (default 3)
   --sse-streams N   idle SSE streams the sse scenario opens (default 10000)
   --quick           smoke run: 1 s per run, once, no warm-up, 2 s RSS check`;

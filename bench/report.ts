@@ -168,7 +168,8 @@ export function formatTargets(targets: readonly TargetResult[]): string {
   return alignRows(rows, []);
 }
 
-function formatNumber(value: number, digits: number): string {
+/** A number with thousands separators and `digits` decimals; "-" when not finite. */
+export function formatNumber(value: number, digits: number): string {
   if (!Number.isFinite(value)) return "-";
   return value.toLocaleString("en-US", {
     minimumFractionDigits: digits,
@@ -177,7 +178,10 @@ function formatNumber(value: number, digits: number): string {
 }
 
 /** Pads cells into columns; columns listed in `rightAligned` are right-aligned. */
-function alignRows(rows: readonly (readonly string[])[], rightAligned: readonly number[]): string {
+export function alignRows(
+  rows: readonly (readonly string[])[],
+  rightAligned: readonly number[],
+): string {
   const widths: number[] = [];
   for (const row of rows) {
     row.forEach((cell, index) => {

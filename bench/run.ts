@@ -1,7 +1,10 @@
 // `bun run bench`: corral-engine against Bun.serve, and the corral App pipeline against the bare
 // engine, Bun.serve, Hono and Elysia, under wrk, each server in its own process; then N idle SSE
-// streams on a corral App. See bench/README.md for what is measured and how.
+// streams on a corral App, and attacks that try to deny other clients service. See
+// bench/README.md for what is measured and how.
 import { mkdirSync, writeFileSync } from "node:fs";
+import { type AbuseRun, runAbuse } from "./abuse.ts";
+import { formatAbuse } from "./abuse-report.ts";
 import { type RunSummary, summarise } from "./aggregate.ts";
 import { measureRun, type RunPlan, type RunResult } from "./measure.ts";
 import { type BenchOptions, parseOptions } from "./options.ts";
@@ -32,6 +35,7 @@ async function main(): Promise<number> {
   }
   const selected = scenarios.filter((scenario) => options.only.includes(scenario.id));
   const runSseScenario = options.only.includes("sse");
+  const runAbuseScenario = options.only.includes("abuse");
   let wrkScenarios = selected;
   let withRssCheck = options.only.includes("rss");
   if ((selected.length > 0 || withRssCheck) && !wrkAvailable()) {
@@ -39,16 +43,18 @@ async function main(): Promise<number> {
       "bench: wrk is not installed, so there is no HTTP load to measure; skipping it.\n" +
         "       Install it (e.g. `apt-get install -y wrk`) and run `bun run bench` again.",
     );
-    if (!runSseScenario) return 0;
+    if (!runSseScenario && !runAbuseScenario) return 0;
     wrkScenarios = [];
     withRssCheck = false;
   }
   const pinning = choosePinning();
   const common = { pinning, ticksPerSecond: clockTicksPerSecond(), repoRoot };
-  console.log(
-    `bench: ${options.only.join(", ")}; ${options.repeats} x ${options.durationSeconds} s per ` +
-      `scenario and server, each after ${options.warmupSeconds} s warm-up; ${pinning.description}`,
-  );
+  const wrkPlan =
+    wrkScenarios.length > 0 || withRssCheck
+      ? `${options.repeats} x ${options.durationSeconds} s per scenario and server, each after ` +
+        `${options.warmupSeconds} s warm-up; `
+      : "";
+  console.log(`bench: ${options.only.join(", ")}; ${wrkPlan}${pinning.description}`);
 
   const allRuns: RunResult[] = [];
   const summaries: RunSummary[] = [];
@@ -107,6 +113,15 @@ async function main(): Promise<number> {
       console.log("FAILED");
     }
   }
+  let abuse: AbuseRun[] | null = null;
+  if (runAbuseScenario) {
+    abuse = await runAbuse({
+      windowSeconds: options.durationSeconds,
+      pinning,
+      repoRoot,
+      log: (text) => process.stdout.write(text),
+    });
+  }
   const targets = evaluateTargets(summaries, allRuns, rssCheck);
 
   if (summaries.length > 0) {
@@ -124,6 +139,7 @@ async function main(): Promise<number> {
   for (const budget of budgets) console.log(budget);
   if (sse !== null) console.log(`\n${formatSse(sse)}`);
   if (sseError !== null) console.log(`\n${sseError}`);
+  if (abuse !== null) console.log(`\n${formatAbuse(abuse)}`);
   if (targets.length > 0) console.log(`\n${formatTargets(targets)}`);
 
   writeResults({
@@ -136,10 +152,12 @@ async function main(): Promise<number> {
     rssCheck,
     sse,
     sseError,
+    abuse,
     targets,
   });
   console.log(`\nresults: ${resultsPath}`);
-  return sseError === null ? 0 : 1;
+  const abuseFailed = abuse?.some((run) => run.error !== null) ?? false;
+  return sseError === null && !abuseFailed ? 0 : 1;
 }
 
 /** `items` starting at index `by` (mod length) and wrapping round. */
@@ -210,6 +228,7 @@ interface Results {
   readonly rssCheck: RssCheck | null;
   readonly sse: SseResult | null;
   readonly sseError: string | null;
+  readonly abuse: readonly AbuseRun[] | null;
   readonly targets: readonly TargetResult[];
 }
 

@@ -1,8 +1,8 @@
 // The `sse` scenario: N idle server-sent event streams on one corral App, their memory, and how
 // long one broadcast takes to reach all of them. No wrk: the clients are raw sockets in this
 // (orchestrator) process, which runs on the load core.
-import { readFileSync } from "node:fs";
 import type { EngineStats } from "corral/engine";
+import { ensureOpenFiles } from "./open-files.ts";
 import type { Pinning } from "./pinning.ts";
 import { clockTicksPerSecond, readCpuSeconds, readRss, toMiB } from "./process-metrics.ts";
 import { ServerProcess } from "./server-process.ts";
@@ -74,7 +74,11 @@ export async function runSse(plan: SsePlan): Promise<SseResult> {
   const { streams } = plan;
   const deadline = Date.now() + (plan.timeoutMs ?? 60_000);
   const openFiles = streams + spareFiles;
-  ensureOpenFiles(openFiles);
+  ensureOpenFiles(
+    openFiles,
+    "sse scenario",
+    (hard) => `use --sse-streams ${Math.max(1, hard - spareFiles)}`,
+  );
 
   const server = await ServerProcess.start({
     script: `${import.meta.dir}/servers/corral-sse.ts`,
@@ -220,39 +224,4 @@ async function waitUntil(
 
 function problemText(clients: SseClients): string {
   return clients.problems.length === 0 ? "" : `; first problems: ${clients.problems.join("; ")}`;
-}
-
-/**
- * Makes sure this process (which holds the clients) and the server (which inherits the hard
- * limit) may open `needed` files: raises this process's soft limit with `prlimit` when the hard
- * limit allows, and otherwise fails with what to do.
- */
-function ensureOpenFiles(needed: number): void {
-  let { soft, hard } = openFileLimits();
-  if (hard < needed) {
-    throw new Error(
-      `sse scenario: needs ${needed} open files per process but the hard limit is ${hard}; ` +
-        `raise it (e.g. \`ulimit -Hn ${needed}\` as root, or LimitNOFILE) or use --sse-streams ` +
-        `${Math.max(1, hard - spareFiles)}`,
-    );
-  }
-  if (soft >= needed) return;
-  Bun.spawnSync(["prlimit", `--pid=${process.pid}`, `--nofile=${needed}:${hard}`]);
-  ({ soft, hard } = openFileLimits());
-  if (soft < needed) {
-    throw new Error(
-      `sse scenario: needs ${needed} open files but the soft limit is ${soft} and prlimit could ` +
-        `not raise it; run \`ulimit -n ${needed}\` in the shell first`,
-    );
-  }
-}
-
-function openFileLimits(): { soft: number; hard: number } {
-  const line = readFileSync("/proc/self/limits", "latin1")
-    .split("\n")
-    .find((text) => text.startsWith("Max open files"));
-  const [soft, hard] = (line?.slice("Max open files".length).trim().split(/\s+/) ?? []).map(
-    (value) => (value === "unlimited" ? Number.POSITIVE_INFINITY : Number(value)),
-  );
-  return { soft: soft ?? 0, hard: hard ?? 0 };
 }

@@ -33,3 +33,26 @@ export interface BroadcastEvent {
   /** `performance.timeOrigin + performance.now()` in the server when it published. */
   readonly publishedAt: number;
 }
+
+/** The abuse scenario (`bench/abuse.ts`): what its servers answer and the sizes of its attacks. */
+export const abuse = {
+  /** A side client's request on the servers that have no demo route. */
+  pingPath: "/ping",
+  pingText: "pong",
+  /** A 60 KB body, copied into the worker's staging by corral: too big for the output buffer. */
+  stagedPath: "/staged",
+  stagedBodyBytes: 60_000,
+  /** Workers of the staged-body server: as many as the attacking connections. */
+  stagedWorkers: 8,
+  /** The pool route: each request awaits one job that sleeps this long on a pool thread. */
+  jobPath: "/job",
+  jobMilliseconds: 200,
+  poolThreads: 2,
+} as const;
+
+/** The staged body, a repeating pattern. */
+export function makeStagedBody(): Uint8Array {
+  const body = new Uint8Array(abuse.stagedBodyBytes);
+  for (let index = 0; index < body.length; index++) body[index] = 0x61 + (index % 26);
+  return body;
+}

@@ -1,0 +1,184 @@
+// The attacks of the abuse scenario (issue "No client can deny service to other clients"), each
+// against a corral server and Bun.serve doing the same work. An attack only opens raw
+// connections to 127.0.0.1 and is bounded by the caller's window: `stop()` closes every
+// connection it opened.
+import {
+  closedCount,
+  encoder,
+  get,
+  nonReaders,
+  pipelined,
+  pipelinedBytes,
+  type RunningAttack,
+  StatusTally,
+  stopAll,
+} from "./attackers.ts";
+import { openMany, RawConnection } from "./raw-connection.ts";
+import { abuse } from "./servers/payloads.ts";
+
+export type AbuseAttackId =
+  | "staged"
+  | "pinned"
+  | "idle"
+  | "accept"
+  | "pool"
+  | "forms"
+  | "pipelined-5mb";
+
+/** One attack, the servers it runs against and the side client's request. */
+export interface AbuseAttack {
+  readonly id: AbuseAttackId;
+  readonly title: string;
+  /** Scripts in bench/servers: the corral server and Bun.serve doing the same work. */
+  readonly corral: string;
+  readonly bun: string;
+  /** The side client's request target, answered 200 by both servers. */
+  readonly sideTarget: string;
+  readonly sideHeaders?: string;
+  /** Opens the attacking connections and starts them; resolves once all of them are going. */
+  launch(port: number): Promise<RunningAttack>;
+}
+
+/** The side client's request for `attack`. */
+export function sideRequest(attack: AbuseAttack): Uint8Array {
+  return encoder.encode(get(attack.sideTarget, `${attack.sideHeaders ?? ""}Connection: close\r\n`));
+}
+
+export const attacks: readonly AbuseAttack[] = [
+  {
+    id: "staged",
+    title: "staged 60 KB bodies: 8 non-readers x 100 pipelined, 8 workers",
+    corral: "corral-staged.ts",
+    bun: "bun-serve-staged.ts",
+    sideTarget: abuse.pingPath,
+    launch: (port) => nonReaders(port, 8, pipelined(get(abuse.stagedPath), 100), false),
+  },
+  {
+    id: "pinned",
+    title: "demo /hello: 70 non-readers pipelining without end, 64 workers",
+    corral: "corral-demo.ts",
+    bun: "bun-serve-demo.ts",
+    sideTarget: "/hello?name=side",
+    launch: (port) => nonReaders(port, 70, pipelinedBytes(get("/hello"), 64 * 1024), true),
+  },
+  {
+    id: "idle",
+    title: "demo: 2 x 1024 silent connections, maxConnections 1024",
+    corral: "corral-demo.ts",
+    bun: "bun-serve-demo.ts",
+    sideTarget: "/hello?name=side",
+    async launch(port) {
+      const connections = await openMany(2 * 1024, () => RawConnection.open(port));
+      return {
+        outcome: () => `${closedCount(connections)}/${connections.length} closed by the server`,
+        stop: () => stopAll(connections),
+      };
+    },
+  },
+  {
+    id: "accept",
+    title: "15 KB Accept, inner run of spaces: 60 pipelined, again when answered",
+    corral: "corral-negotiation.ts",
+    bun: "bun-serve-negotiation.ts",
+    sideTarget: "/greeting",
+    sideHeaders: "Accept: text/html\r\n",
+    async launch(port) {
+      const batch = encoder.encode(
+        get("/greeting", `Accept: text/html${" ".repeat(15_000)}x\r\n`).repeat(60),
+      );
+      const tally = new StatusTally();
+      let connection: RawConnection | null = null;
+      let stopped = false;
+      let pending = 0;
+      const send = () => {
+        pending = 60;
+        connection?.send(batch);
+      };
+      connection = await RawConnection.open(port, {
+        onResponse(status) {
+          tally.add(status);
+          if (--pending === 0 && !stopped) send();
+        },
+      });
+      send();
+      return {
+        outcome: () => `${tally.total} answered (${tally}), ${pending} waiting`,
+        stop() {
+          stopped = true;
+          connection?.destroy();
+        },
+      };
+    },
+  },
+  {
+    id: "pool",
+    title: "pool: 300 concurrent requests for a 200 ms job, 2 threads",
+    corral: "corral-pool.ts",
+    bun: "bun-serve-pool.ts",
+    sideTarget: abuse.pingPath,
+    async launch(port) {
+      const tally = new StatusTally();
+      const connections = await openMany(300, () =>
+        RawConnection.open(port, { onResponse: (status) => tally.add(status) }),
+      );
+      const request = encoder.encode(get(abuse.jobPath));
+      for (const connection of connections) connection.send(request);
+      return {
+        outcome: () => `${tally}; ${300 - tally.total} waiting`,
+        stop: () => stopAll(connections),
+      };
+    },
+  },
+  {
+    id: "forms",
+    title: "demo /form: 64 clients x 3 POST of a 1 MB `a&a&...` body",
+    corral: "corral-demo.ts",
+    bun: "bun-serve-demo.ts",
+    sideTarget: "/hello?name=side",
+    async launch(port) {
+      const body = "a&".repeat(500_000);
+      const post = encoder.encode(
+        "POST /form HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+          "Content-Type: application/x-www-form-urlencoded\r\n" +
+          `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      const tally = new StatusTally();
+      const open: RawConnection[] = [];
+      let stopped = false;
+      // Each client posts on a new connection once its previous post is answered or closed.
+      const postFrom = async (left: number): Promise<void> => {
+        if (left === 0 || stopped) return;
+        const { promise, resolve } = Promise.withResolvers<void>();
+        const connection = await RawConnection.open(port, {
+          onResponse(status) {
+            tally.add(status);
+            resolve();
+          },
+          onClose: () => resolve(),
+        });
+        open.push(connection);
+        if (stopped) return connection.destroy();
+        connection.send(post);
+        await promise;
+        connection.destroy();
+        await postFrom(left - 1);
+      };
+      for (let client = 0; client < 64; client++) postFrom(3).catch(() => {});
+      return {
+        outcome: () => `${tally}; ${64 * 3 - tally.total} not answered`,
+        stop() {
+          stopped = true;
+          stopAll(open);
+        },
+      };
+    },
+  },
+  {
+    id: "pipelined-5mb",
+    title: "demo /hello: 50 non-readers pipelining 5 MB each",
+    corral: "corral-demo.ts",
+    bun: "bun-serve-demo.ts",
+    sideTarget: "/hello?name=side",
+    launch: (port) => nonReaders(port, 50, pipelinedBytes(get("/hello"), 5_000_000), false),
+  },
+];
