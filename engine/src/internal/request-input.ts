@@ -82,6 +82,15 @@ export class RequestInput {
     }
   }
 
+  /**
+   * Frees the chunk as soon as every byte of it was copied where it belongs (a body assembled in
+   * worker storage, a head in the head buffer), so a connection uploading a large body holds
+   * no chunk between two reads.
+   */
+  #releaseIfUsedUp(): void {
+    if (this.#chunk !== null && !this.pending && !this.#chunkInUse) this.#retire(false);
+  }
+
   /** Lets go of the current chunk: freed now, or when the request pointing into it ends. */
   #retire(keepIfInUse: boolean): void {
     const chunk = this.#chunk;
@@ -153,6 +162,9 @@ export class RequestInput {
         head.base = 0;
         this.#headBuffered = true;
         this.#start = this.#end;
+        // The head so far is copied out: nothing of this request points into the chunk.
+        this.#chunkInUse = false;
+        this.#releaseIfUsedUp();
         return inputIncomplete;
       }
       if (result === headComplete) this.#start = head.base + head.headEnd;
@@ -164,6 +176,7 @@ export class RequestInput {
       result = parseRequestHead(head, this.#headBufferLength, limits);
       if (result === headIncomplete) {
         this.#start += copy;
+        this.#releaseIfUsedUp();
         return inputIncomplete;
       }
       if (result === headComplete) this.#start += head.headEnd - previous;
@@ -200,6 +213,7 @@ export class RequestInput {
       if (available === 0) return inputIncomplete;
       const result = this.#chunked.decode(chunk!, this.#start, this.#end, storage, limits);
       this.#start += this.#chunked.consumed;
+      this.#releaseIfUsedUp();
       if (result === chunkedIncomplete) return inputIncomplete;
       if (result !== chunkedComplete) return result;
       this.body = storage.subarray(0, this.#chunked.decodedLength);
@@ -219,6 +233,7 @@ export class RequestInput {
     storage.set(chunk!.subarray(this.#start, this.#start + take), this.#bodyReceived);
     this.#bodyReceived += take;
     this.#start += take;
+    this.#releaseIfUsedUp();
     if (this.#bodyReceived < length) return inputIncomplete;
     this.body = storage.subarray(0, length);
     return inputComplete;
