@@ -11,6 +11,9 @@ export const inputComplete = 1;
 
 const emptyBody = new Uint8Array(0);
 
+/** Chunks at least this large are freed at once; smaller ones are left to the collector. */
+const releasedChunkMinimumBytes = 16 * 1024;
+
 /**
  * Frees a chunk's memory now instead of at the next garbage collection: detaching its buffer
  * releases the backing store at once (views of it read as empty from then on). Socket chunks
@@ -18,6 +21,8 @@ const emptyBody = new Uint8Array(0);
  * hundreds of MiB past its budget before it ran.
  */
 function releaseChunk(chunk: Uint8Array): void {
+  // Small chunks (a request or a few) are cheap young garbage; detaching them would cost more.
+  if (chunk.buffer.byteLength < releasedChunkMinimumBytes) return;
   try {
     (chunk.buffer as ArrayBuffer).transfer(0);
   } catch {
