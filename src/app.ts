@@ -9,6 +9,7 @@ import {
 import { Context } from "./context.ts";
 import { type ContinuationSpec, runContinuation } from "./continuation.ts";
 import { mapError } from "./error-mapping.ts";
+import { type AppLog, HandlerFailures } from "./handler-failures.ts";
 import { requestInProcess } from "./in-process.ts";
 import { type Io, systemIo } from "./io.ts";
 import type { Middleware, NoLocals, RequestOutcome } from "./middleware.ts";
@@ -45,6 +46,12 @@ export interface AppOptions<Shared> {
   readonly limits?: Partial<AppLimits>;
   /** Clocks, timers and randomness; `systemIo` by default. */
   readonly io?: Io;
+  /**
+   * Where handler errors are reported, once each: those answered with a 5xx (method, path,
+   * status, the error with its stack) and those after a stream's headers were sent. `console`
+   * by default; `null` for silence. The client never sees any of it.
+   */
+  readonly log?: AppLog | null;
 }
 
 /** Maps an error no `HttpError` describes to a response, e.g. to log it or hide it. */
@@ -59,6 +66,7 @@ export interface AppServer {
   readonly port: number;
   /** The memory budget line. */
   readonly budget: string;
+  /** See `App.stats()`. */
   stats(): EngineStats;
 }
 
@@ -101,6 +109,7 @@ export class App<Shared, Locals extends object = NoLocals> {
   /** Whether any middleware has a `cleanup` hook: without one, that walk is skipped. */
   #hasCleanup = false;
   #errorMapper: ErrorMapper<Shared> | undefined;
+  readonly #failures: HandlerFailures;
   #engine: Engine | undefined;
   #listening = false;
   #stopped = false;
@@ -108,6 +117,7 @@ export class App<Shared, Locals extends object = NoLocals> {
   constructor(options: AppOptions<Shared>) {
     this.shared = options.shared;
     this.io = options.io ?? systemIo;
+    this.#failures = new HandlerFailures(options.log === undefined ? console : options.log);
     const { maxParameters, maxMultipartParts, maxMultipartPartHeaderBytes, ...engineLimits } =
       options.limits ?? {};
     const viewLimits = {
@@ -212,7 +222,7 @@ export class App<Shared, Locals extends object = NoLocals> {
       hostname: server.hostname,
       port: server.port,
       budget: engine.budget,
-      stats: () => engine.stats(),
+      stats: () => this.stats(),
     };
   }
 
@@ -222,9 +232,14 @@ export class App<Shared, Locals extends object = NoLocals> {
     await this.#engine?.stop(options);
   }
 
-  /** Exact engine counters. */
+  /**
+   * Exact engine counters. `handlerFailures` counts every handler (and middleware) error answered
+   * with a 5xx, every stream aborted by one, and every one that came after the headers were
+   * sent: with no other server errors, it equals the 5xx answers plus the aborted streams.
+   */
   stats(): EngineStats {
-    return this.#ensureEngine().stats();
+    const stats = this.#ensureEngine().stats();
+    return { ...stats, handlerFailures: stats.handlerFailures + this.#failures.count };
   }
 
   /**
@@ -402,6 +417,7 @@ export class App<Shared, Locals extends object = NoLocals> {
 
   #after(ctx: AnyContext, from: number): void | Promise<void> {
     if (!this.#hasAfter) return;
+    ctx.handlerSucceeded = true;
     const chain = this.#middleware;
     for (let index = from; index >= 0; index--) {
       const after = chain[index]!.after;
@@ -457,24 +473,39 @@ export class App<Shared, Locals extends object = NoLocals> {
   }
 
   #finalize(response: ResponseDraft, exchange: Exchange): RequestOutcome {
-    if (!exchange.live) return "aborted";
+    // A stream the handler finished ended the request already: that is a success.
+    if (!exchange.live) return exchange.aborted ? "aborted" : "success";
     response.finalize();
     return "success";
   }
 
   #failed(ctx: AnyContext, exchange: Exchange, error: unknown): void | Promise<void> {
-    if (!exchange.live) {
+    if (!exchange.live && exchange.aborted) {
       this.#finish(ctx, exchange, "aborted");
       return;
     }
-    if (ctx.response.streaming) {
-      // Part of the stream may be out: only the engine can end it honestly (aborted, no last chunk).
+    if (ctx.response.headersSent) {
+      if (exchange.live && !ctx.handlerSucceeded) {
+        // Part of the stream is out: only the engine can end it honestly (aborted, no last chunk).
+        this.#failures.abortedStream(ctx, exchange, error);
+        this.#finish(ctx, exchange, "error");
+        throw error;
+      }
+      // The handler was done (an after hook failed) or its stream had finished: the response
+      // ends normally, never truncated by what came after it.
+      this.#failures.afterHeaders(ctx, exchange, error, ctx.handlerSucceeded);
       this.#finish(ctx, exchange, "error");
-      throw error;
+      return;
     }
     if (!exchange.hasWorker) return this.#failedWithoutWorker(ctx, exchange, error);
     const mapped = mapError(ctx, exchange, error, this.#errorMapper as ErrorMapper<unknown>);
-    if (mapped instanceof Promise) return mapped.then(() => this.#finish(ctx, exchange, "error"));
+    if (mapped instanceof Promise) return mapped.then(() => this.#mapped(ctx, exchange, error));
+    this.#mapped(ctx, exchange, error);
+  }
+
+  /** The error is answered: a 5xx is the server's failure, counted and logged. */
+  #mapped(ctx: AnyContext, exchange: Exchange, error: unknown): void {
+    if (exchange.live && exchange.status >= 500) this.#failures.answered(ctx, exchange, error);
     this.#finish(ctx, exchange, "error");
   }
 

@@ -28,6 +28,8 @@ export class Context<Shared, Params, Locals> {
   readonly #io: Io;
   /** @internal How many middleware `before` hooks were entered: their cleanups run. */
   enteredMiddleware = 0;
+  /** @internal The handler (or a `before` that stopped) succeeded: later errors are the after hooks'. */
+  handlerSucceeded = false;
 
   /** @internal Made by the App for each request. */
   constructor(

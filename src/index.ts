@@ -20,7 +20,6 @@ export {
   type ErrorMapper,
   type RouteHandler,
 } from "./app.ts";
-
 // Context, request and response
 export { Context } from "./context.ts";
 export type { ContinuationSpec, StepResult } from "./continuation.ts";
@@ -37,6 +36,7 @@ export {
   serverSentEvents,
 } from "./events/server-sent-events.ts";
 export { formatText } from "./format-text.ts";
+export type { AppLog } from "./handler-failures.ts";
 export { HttpError } from "./http-error.ts";
 export { type Io, type IoTimer, ManualIo, systemIo } from "./io.ts";
 // Middleware and errors

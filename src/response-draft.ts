@@ -19,6 +19,10 @@ export class ResponseDraft {
   #stream: Stream | undefined;
   /** Status still 200 and no body drafted: the first body needs no reset of either. */
   #pristine = true;
+  /** `borrowBody()` made the body: only another `borrowBody()` replaces it. */
+  #borrowed = false;
+  /** @internal The request a stream answers ("GET /path"), for reports once it is over. */
+  streamedRequest: string | undefined;
 
   /** @internal Made by the App for each request. */
   constructor(exchange: Exchange) {
@@ -35,7 +39,10 @@ export class ResponseDraft {
     return this.#contentType;
   }
 
-  /** Sets the status without touching the body. */
+  /**
+   * Sets the status without touching the body. A 204 or 304 over a drafted body, and a change
+   * after a stream's first flush, are a `TypeError`.
+   */
   setStatus(status: number): void {
     this.#exchange.setStatus(status);
     this.#pristine = false;
@@ -43,9 +50,11 @@ export class ResponseDraft {
 
   /**
    * Adds a header (copied). Names must be tokens, values free of CR/LF (a `TypeError` otherwise);
-   * `Content-Type` replaces the drafted type instead of adding a second one.
+   * `Content-Type` replaces the drafted type instead of adding a second one. Once a stream's first
+   * flush sent the headers (see `headersSent`), adding one is a `TypeError`.
    */
   header(name: string, value: string): void {
+    this.#assertHeadersOpen();
     if (name.toLowerCase() === "content-type") {
       if (this.#stream !== undefined) {
         throw new TypeError(
@@ -59,16 +68,24 @@ export class ResponseDraft {
     this.#exchange.setHeader(name, value);
   }
 
+  /**
+   * Whether the status and headers are final: a stream's first flush sent them, or the request
+   * is over. An `after` hook checks it before adding a header, which would then be a `TypeError`.
+   */
+  get headersSent(): boolean {
+    return this.#stream !== undefined ? this.#stream.headersSent : !this.#exchange.live;
+  }
+
   /** Status and a UTF-8 text body (replacing any body); `text/plain; charset=utf-8` by default. */
   text(status: number, text: string): void {
-    this.#assertNotStreaming("text");
+    this.#assertBodyAllowed("text", status, text.length);
     this.#replaceBody(status, "text/plain; charset=utf-8");
     this.#exchange.writeText(text);
   }
 
   /** Status, content type and a body copied from `bytes` (replacing any body). */
   bytes(status: number, contentType: string, bytes: Uint8Array): void {
-    this.#assertNotStreaming("bytes");
+    this.#assertBodyAllowed("bytes", status, bytes.length);
     this.#replaceBody(status, contentType, true);
     this.#exchange.write(bytes);
   }
@@ -78,6 +95,7 @@ export class ResponseDraft {
     this.#assertNotStreaming("json");
     const text = JSON.stringify(value);
     if (text === undefined) throw new TypeError("corral: json() got a value JSON cannot represent");
+    this.#assertBodyAllowed("json", status, text.length);
     this.#replaceBody(status, "application/json");
     this.#exchange.writeText(text);
   }
@@ -87,14 +105,16 @@ export class ResponseDraft {
    * literal braces). The type defaults to `text/plain; charset=utf-8`.
    */
   print(format: string, ...values: unknown[]): void {
-    this.#contentType ??= "text/plain; charset=utf-8";
+    if (this.#borrowed) throw borrowedBodyError("print");
     this.#exchange.writeText(formatText(format, values));
+    this.#contentType ??= "text/plain; charset=utf-8";
     this.#pristine = false;
   }
 
   /** A redirect (300-308) to `location`, with an empty body. */
   redirect(status: number, location: string): void {
     this.#assertNotStreaming("redirect");
+    if (this.#borrowed) throw borrowedBodyError("redirect");
     validateRedirect(status, location);
     this.#exchange.clearBody();
     this.#exchange.setStatus(status);
@@ -105,23 +125,29 @@ export class ResponseDraft {
 
   /** Adds a validated `Set-Cookie` (RFC 6265); an invalid name, value or option is a TypeError. */
   setCookie(name: string, value: string, options?: CookieOptions): void {
+    this.#assertHeadersOpen();
     this.#exchange.setHeader("Set-Cookie", serializeSetCookie(name, value, options));
   }
 
   /** Adds a `Set-Cookie` that deletes cookie `name` (`Max-Age=0` and an expiry in the past). */
   deleteCookie(name: string, options?: Parameters<typeof expiredCookie>[1]): void {
+    this.#assertHeadersOpen();
     this.#exchange.setHeader("Set-Cookie", expiredCookie(name, options));
   }
 
   /**
    * Makes `bytes` the whole body without copying it into staging: the caller keeps them alive and
    * unchanged until sent (startup assets, for example). Headers may still be added before or after.
-   * The total response limit applies; bodies under 256 bytes may be copied.
+   * The total response limit applies; bodies under 256 bytes may be copied. The body is then
+   * final: another body call or `stream()` is a `TypeError`, whatever the size; only another
+   * `borrowBody()` replaces it.
    */
   borrowBody(status: number, contentType: string, bytes: Uint8Array): void {
     this.#assertNotStreaming("borrowBody");
+    if (bytes.length > 0) assertContentAllowed(status);
     this.#replaceBody(status, contentType, true);
     this.#exchange.borrowBody(bytes);
+    this.#borrowed = true;
   }
 
   /**
@@ -135,6 +161,9 @@ export class ResponseDraft {
     if (status === 204 || status === 304) {
       throw new TypeError(`corral: a ${status} response has no content and cannot be streamed`);
     }
+    if (this.#borrowed) {
+      throw new TypeError("corral: a response with a borrowed body cannot also be streamed");
+    }
     validateContentType(contentType);
     this.#exchange.setStatus(status);
     this.#pristine = false;
@@ -142,6 +171,7 @@ export class ResponseDraft {
     this.#exchange.setHeader("Content-Type", contentType);
     this.#contentType = undefined;
     this.#stream = new Stream(engineStream);
+    this.streamedRequest = `${this.#exchange.method} ${this.#exchange.path}`;
     return this.#stream;
   }
 
@@ -158,10 +188,25 @@ export class ResponseDraft {
     this.#contentType = undefined;
   }
 
-  /** @internal Forgets the drafted type (the draft is being discarded). */
+  /** @internal Forgets the draft, and a stream not flushed yet (the draft is being discarded). */
   discard(): void {
     this.#contentType = undefined;
     this.#pristine = true;
+    this.#borrowed = false;
+    this.#stream = undefined;
+  }
+
+  /** Also once a finished stream ended the request: the same error, not a stale-request one. */
+  #assertHeadersOpen(): void {
+    if (this.#stream?.headersSent) {
+      throw new TypeError("corral: headers cannot change after the first flush of a stream");
+    }
+  }
+
+  #assertBodyAllowed(operation: string, status: number, length: number): void {
+    this.#assertNotStreaming(operation);
+    if (this.#borrowed) throw borrowedBodyError(operation);
+    if (length > 0) assertContentAllowed(status);
   }
 
   #assertNotStreaming(operation: string): void {
@@ -182,11 +227,25 @@ export class ResponseDraft {
       // The common case, one body per response: nothing to clear, and 200 is already the status.
       if (status !== 200) this.#exchange.setStatus(status);
     } else {
-      this.#exchange.setStatus(status);
+      // Cleared first: a 204 or 304 may replace a drafted body.
       this.#exchange.clearBody();
+      this.#exchange.setStatus(status);
     }
     this.#pristine = false;
     this.#contentType = contentType;
+  }
+}
+
+function borrowedBodyError(operation: string): TypeError {
+  return new TypeError(
+    `corral: ${operation}() after borrowBody(): a borrowed body is the whole body; call borrowBody() again to replace it`,
+  );
+}
+
+/** RFC 9110 §15.3.5, §15.4.5: a 204 or 304 has no content; a body for one would be lost. */
+function assertContentAllowed(status: number): void {
+  if (status === 204 || status === 304) {
+    throw new TypeError(`corral: a ${status} response has no content and cannot take a body`);
   }
 }
 

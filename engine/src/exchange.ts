@@ -271,7 +271,10 @@ export class Exchange {
 
   // ---- response -----------------------------------------------------------------------------
 
-  /** Sets the status (200-599); a stream's status is final once it started (204 and 304: never). */
+  /**
+   * Sets the status (200-599). A stream's status is final after its first flush, and a stream is
+   * never a 204 or 304; nor is a drafted body (a `TypeError` rather than a body dropped).
+   */
   setStatus(status: number): void {
     this.assertLive("response");
     if (this.#stream !== null) this.#connection.stream.checkStatus(status);
@@ -297,14 +300,17 @@ export class Exchange {
     this.#connection.draft.appendHeader(name, value);
   }
 
-  /** Copies bytes into the staged body; throws `ResponseLimitError` past `stagingBytes`. */
+  /**
+   * Copies bytes into the staged body; throws `ResponseLimitError` past `stagingBytes`, and a
+   * `TypeError` on a 204 or 304 or after `borrowBody` (whose body is whole: `clearBody` first).
+   */
   write(bytes: Uint8Array): void {
     this.assertLive("response");
     if (this.#stream !== null) throw new TypeError("corral: write to the stream, not the exchange");
     this.#connection.draft.writeBytes(bytes);
   }
 
-  /** Copies text as UTF-8 into the staged body; throws `ResponseLimitError` past `stagingBytes`. */
+  /** Copies text as UTF-8 into the staged body; throws as `write` does. */
   writeText(text: string): void {
     this.assertLive("response");
     if (this.#stream !== null) throw new TypeError("corral: write to the stream, not the exchange");
@@ -326,7 +332,8 @@ export class Exchange {
   /**
    * Makes `bytes` the whole body without copying: they are written to the socket from where they
    * are, so they must stay unchanged until sent. Bodies under `borrowCopyThresholdBytes` are
-   * copied. Throws `ResponseLimitError` past `maxResponseBytes`.
+   * copied, with the same rules: a borrowed body is never streamed nor appended to. Throws
+   * `ResponseLimitError` past `maxResponseBytes`, and a `TypeError` on a 204 or 304.
    */
   borrowBody(bytes: Uint8Array): void {
     this.assertLive("response");
@@ -343,10 +350,22 @@ export class Exchange {
     this.#connection.draft.clearBody();
   }
 
-  /** Discards the draft: status back to 200, no headers, no body (before error mapping). */
+  /**
+   * Discards the draft: status back to 200, no headers, no body (before error mapping). A stream
+   * whose first flush has not happened is discarded too (the client has seen nothing of it): its
+   * writes and flushes throw from then on. After the first flush this is a `TypeError`.
+   */
   resetResponse(): void {
     this.assertLive("response");
-    if (this.#stream !== null) throw new TypeError("corral: a started stream cannot be discarded");
+    const stream = this.#stream;
+    if (stream !== null) {
+      if (this.#connection.stream.headSent) {
+        throw new TypeError("corral: a stream whose headers were sent cannot be discarded");
+      }
+      stream.discard();
+      this.#connection.stream.discard();
+      this.#stream = null;
+    }
     this.#connection.draft.reset();
   }
 
@@ -356,7 +375,10 @@ export class Exchange {
     this.#connection.draft.closeRequested = true;
   }
 
-  /** Starts a streamed body; headers may change until the first flush. Anything staged leads. */
+  /**
+   * Starts a streamed body; headers may change until the first flush. Anything staged leads; a
+   * borrowed body (of any size) is a `TypeError`.
+   */
   stream(): ResponseStream {
     this.assertLive("response");
     if (this.#stream !== null) return this.#stream;

@@ -122,3 +122,43 @@ test("headers may be added before and after borrowBody; HEAD gets the length but
   expect(heads[0]!.endsWith("\r\n\r\n")).toBe(true);
   expect(heads[1]!.endsWith("A".repeat(1000))).toBe(true);
 });
+
+test("a borrowed body of any size is whole: writes and stream() after it are TypeErrors", async () => {
+  const errors: string[] = [];
+  const small = new Uint8Array(10).fill(0x73);
+  const large = new Uint8Array(300).fill(0x6c);
+  await using server = startServer((exchange) => {
+    const body = exchange.path.startsWith("/small") ? small : large;
+    exchange.borrowBody(body);
+    try {
+      if (exchange.path.endsWith("/stream")) exchange.stream();
+      else exchange.writeText("appended");
+    } catch (error) {
+      errors.push(`${exchange.path} ${(error as Error).message}`);
+    }
+    if (exchange.path.endsWith("/cleared")) {
+      exchange.clearBody();
+      exchange.writeText("replaced");
+    }
+  });
+  using client = await RawClient.connect(server.port);
+  const paths = [
+    "/small/write",
+    "/small/stream",
+    "/large/write",
+    "/large/stream",
+    "/small/cleared",
+  ];
+  client.send(paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: h\r\n\r\n`).join(""));
+  const answers = await client.responses(paths.length);
+  expect({ bodies: answers.map((answer) => answer.text), errors }).toEqual({
+    bodies: ["s".repeat(10), "s".repeat(10), "l".repeat(300), "l".repeat(300), "replaced"],
+    errors: [
+      "/small/write corral: the body was borrowed whole; clear it or borrow another before writing",
+      "/small/stream corral: a response with a borrowed body cannot also be streamed",
+      "/large/write corral: the body was borrowed whole; clear it or borrow another before writing",
+      "/large/stream corral: a response with a borrowed body cannot also be streamed",
+      "/small/cleared corral: the body was borrowed whole; clear it or borrow another before writing",
+    ],
+  });
+});

@@ -205,3 +205,28 @@ test("detached streams give their worker back while they wait: 3 streams on 1 wo
   await waitUntil(() => server.stats().workersBusy === 0, "the worker to be free");
   for (const client of clients) client.destroy();
 });
+
+test("a handler that throws before its stream's first flush gets the bare 500, like any other", async () => {
+  await using server = startServer(async (exchange) => {
+    if (exchange.path === "/ok") return exchange.writeText("ok");
+    exchange.setHeader("X-Draft", "yes");
+    const stream = exchange.stream();
+    stream.writeText("partial");
+    await Promise.resolve();
+    throw new Error("failed before the first flush");
+  });
+  using client = await RawClient.connect(server.port);
+  client.send("GET /fail HTTP/1.1\r\nHost: h\r\n\r\nGET /ok HTTP/1.1\r\nHost: h\r\n\r\n");
+  const [failed, ok] = await client.responses(2);
+  expect({
+    failed: [failed!.statusLine, failed!.header("transfer-encoding"), failed!.text],
+    ok: ok!.text,
+    leaked: client.receivedText.includes("partial") || client.receivedText.includes("X-Draft"),
+    failures: server.stats().handlerFailures,
+  }).toEqual({
+    failed: ["HTTP/1.1 500 Internal Server Error", undefined, "Internal Server Error\n"],
+    ok: "ok",
+    leaked: false,
+    failures: 1,
+  });
+});

@@ -15,7 +15,8 @@ export interface ServerTimingLocals {
  * and reports it in `after` as `Server-Timing: app;dur=<ms>` (W3C Server Timing §3), to
  * a tenth of a millisecond. It covers every middleware registered after it and the handler.
  * `after` runs only when the chain succeeded or a middleware answered and stopped it: a thrown
- * error discards the draft, and a stream's headers are gone before `after` could add one.
+ * error discards the draft. A stream's first flush sends the headers before `after` runs, so it
+ * checks `ctx.response.headersSent` and leaves such a response as it is.
  *
  * @example
  * const app = new App({ shared: {}, io }).use(serverTiming(io));
@@ -26,6 +27,7 @@ export function serverTiming(io: Io) {
       ctx.locals.requestStartMs = io.monotonicNow();
     },
     after(ctx) {
+      if (ctx.response.headersSent) return;
       const milliseconds = io.monotonicNow() - ctx.locals.requestStartMs;
       ctx.response.header("Server-Timing", `app;dur=${Number(milliseconds.toFixed(1))}`);
     },

@@ -1,9 +1,6 @@
 /** Reads `--port N` (or `--port=N`) from the arguments; returns the port or a usage error text. */
 export function parsePortArgument(args: readonly string[], name = "demo"): number | string {
-  const usage =
-    name === "demo"
-      ? "usage: bun run demo --port <0-65535>"
-      : `usage: bun run example ${name} --port <0-65535>`;
+  const usage = `usage: ${commandName(name)} --port <0-65535>`;
   let text: string | undefined;
   for (let index = 0; index < args.length; index++) {
     const argument = args[index]!;
@@ -16,4 +13,13 @@ export function parsePortArgument(args: readonly string[], name = "demo"): numbe
     return `invalid port ${JSON.stringify(text)}\n${usage}`;
   }
   return Number(text);
+}
+
+/**
+ * How the user started this example: a compiled executable (`bun run examples` puts them in
+ * dist/) by the name it was run as, otherwise through its `bun run` script.
+ */
+function commandName(name: string): string {
+  if (Bun.isStandaloneExecutable) return process.argv0;
+  return name === "demo" ? "bun run demo" : `bun run example ${name}`;
 }

@@ -21,7 +21,8 @@ test("a flood of pool jobs is refused past the pool's bound while a route withou
   await using pool = new WorkerPool<FixtureRequest, FixtureResponse>({ script, threads });
   // Declared after the pool, so it is disposed (opened) before the pool drains its jobs.
   using gate = new JobGate();
-  const app = new App({ shared: { pool } });
+  // Each refused job is a logged 503: silenced here, where hundreds are the point.
+  const app = new App({ shared: { pool }, log: null });
   app.route("GET", "/job", async (ctx) => {
     const job = { kind: "gate", gate: gate.buffer } as const;
     const result = await ctx.shared.pool.run(job, { context: ctx });

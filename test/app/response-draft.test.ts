@@ -57,7 +57,7 @@ test("text, bytes, json, print, header and redirect put exact bytes on the wire"
   await app.stop();
 });
 
-test("a body replaces whatever was drafted before it: status, staged text or a borrowed body", async () => {
+test("a body replaces whatever was drafted before it: status, staged text or a borrowed body (by borrowBody)", async () => {
   const app = new App({ shared: {} });
   const borrowed = new Uint8Array(300).fill(0x62);
   app.route("GET", "/status-then-text", (ctx) => {
@@ -72,13 +72,13 @@ test("a body replaces whatever was drafted before it: status, staged text or a b
     ctx.response.print("junk");
     ctx.response.json(200, 1);
   });
-  app.route("GET", "/borrow-then-bytes", (ctx) => {
+  app.route("GET", "/borrow-then-borrow", (ctx) => {
     ctx.response.borrowBody(202, "application/octet-stream", borrowed);
-    ctx.response.bytes(200, "application/octet-stream", new Uint8Array([1]));
+    ctx.response.borrowBody(200, "application/octet-stream", new Uint8Array([1]));
   });
   const server = listenQuietly(app);
   using client = await RawClient.connect(server.port);
-  const paths = ["/status-then-text", "/text-then-text", "/print-then-json", "/borrow-then-bytes"];
+  const paths = ["/status-then-text", "/text-then-text", "/print-then-json", "/borrow-then-borrow"];
   client.send(paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: h\r\n\r\n`).join(""));
   const responses = await client.responses(paths.length);
   expect(

@@ -5,6 +5,7 @@ import { waitUntil } from "../../engine/test/support/test-server.ts";
 import type { FixtureRequest, FixtureResponse } from "../services/fixtures/jobs-worker.ts";
 import { JobGate } from "../support/job-gate.ts";
 import { listenQuietly } from "../support/listen-quietly.ts";
+import { recordOutcomes } from "../support/outcome-recorder.ts";
 
 const script = new URL("../services/fixtures/jobs-worker.ts", import.meta.url);
 const ping = "GET /ping HTTP/1.1\r\nHost: h\r\n\r\n";
@@ -15,16 +16,7 @@ function jobPool(threads: number, maxQueuedJobs?: number) {
 
 /** An App on one engine worker whose middleware records each request's `path outcome`. */
 function oneWorkerApp(pool: ReturnType<typeof jobPool>, outcomes: string[]) {
-  return new App({ shared: { pool }, limits: { workers: 1 } }).use(
-    middleware<{ path: string }>({
-      before(ctx) {
-        ctx.locals.path = ctx.request.path;
-      },
-      cleanup(ctx, outcome) {
-        outcomes.push(`${ctx.locals.path} ${outcome}`);
-      },
-    }),
-  );
+  return new App({ shared: { pool }, limits: { workers: 1 } }).use(recordOutcomes(outcomes));
 }
 
 test("a handler awaits a CPU-heavy job on the pool while other requests are served promptly", async () => {

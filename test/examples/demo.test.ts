@@ -1,4 +1,6 @@
 import { expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
 
 const root = `${import.meta.dir}/../..`;
@@ -127,3 +129,44 @@ test("the demo rejects a bad --port with a usage error", async () => {
   expect(await child.exited).toBe(2);
   expect(await new Response(child.stderr).text()).toContain("usage: bun run demo --port <0-65535>");
 });
+
+test("the demo on a port in use prints one clear line and exits with status 1", async () => {
+  const taken = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  try {
+    const child = Bun.spawn(["bun", "run", "examples/demo/main.ts", "--port", String(taken.port)], {
+      cwd: root,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect({
+      exitCode: await child.exited,
+      stdout: await new Response(child.stdout).text(),
+      stderr: await new Response(child.stderr).text(),
+    }).toEqual({
+      exitCode: 1,
+      stdout: "",
+      stderr: `corral demo: cannot listen on 127.0.0.1:${taken.port}: the port is in use (EADDRINUSE)\n`,
+    });
+  } finally {
+    taken.stop(true);
+  }
+});
+
+test("a compiled example names itself in its usage text", async () => {
+  const directory = mkdtempSync(`${tmpdir()}/corral-usage-`);
+  try {
+    const executable = `${directory}/corral-demo`;
+    const build = Bun.spawnSync(
+      ["bun", "build", "--compile", "examples/demo/main.ts", "--outfile", executable],
+      { cwd: root, stdout: "pipe", stderr: "pipe" },
+    );
+    expect(build.exitCode).toBe(0);
+    const child = Bun.spawn([executable, "--port", "http"], { stdout: "pipe", stderr: "pipe" });
+    expect([await child.exited, await new Response(child.stderr).text()]).toEqual([
+      2,
+      `invalid port "http"\nusage: ${executable} --port <0-65535>\n`,
+    ]);
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}, 30_000);

@@ -112,6 +112,36 @@ describe("request id, timing and typed locals", () => {
   });
 });
 
+test("Server-Timing leaves a stream whose headers are sent whole: last chunk sent, cleanup success", async () => {
+  await using app = middlewareApp({ io: predictableIo() });
+  app.route("GET", "/streamed", async (ctx) => {
+    const writer = ctx.response.stream(200, "text/plain").writer();
+    await writer.writeAll("first ");
+    await writer.flush(); // the headers are out: serverTiming's after adds none
+    await writer.writeAll("second");
+  });
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  client.send(
+    "GET /streamed HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer ada-example-token\r\n\r\n",
+  );
+  const response = await client.response();
+  await waitUntil(() => app.shared.cleanups.success === 1, "the stream's cleanup");
+  expect({
+    body: response.text,
+    lastChunk: client.receivedText.endsWith("\r\n0\r\n\r\n"),
+    requestId: response.header("x-request-id"),
+    timing: response.header("server-timing"),
+    cleanups: app.shared.cleanups,
+  }).toEqual({
+    body: "first second",
+    lastChunk: true,
+    requestId: "0101010101010101",
+    timing: undefined,
+    cleanups: { success: 1, error: 0, aborted: 0 },
+  });
+});
+
 describe("bearer authentication", () => {
   test("missing, foreign or unknown credentials are a 401 with a Bearer challenge", async () => {
     await using app = middlewareApp({ io: predictableIo() });

@@ -517,13 +517,16 @@ export class Connection implements ExchangeHost, StreamHost {
       return;
     }
     this.#handlerRunning = false;
-    if (this.stream.started) {
-      if (failed) this.stream.abort();
-      else if (!exchange.detached) this.stream.finishFromEngine();
+    const stream = this.stream;
+    if (stream.started && (stream.headSent || !failed)) {
+      if (failed) stream.abort();
+      else if (!exchange.detached) stream.finishFromEngine();
       this.pump();
       return;
     }
     if (failed) {
+      // A stream with nothing sent yet is answered like any failed handler.
+      if (stream.started) stream.discard();
       this.draft.reset();
       this.draft.status = 500;
       if (this.draft.worker !== null) {

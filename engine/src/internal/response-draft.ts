@@ -29,6 +29,8 @@ export class ResponseDraft {
   stagedLength = 0;
   borrowed: Uint8Array = emptyBytes;
   hasBorrowed = false;
+  /** `borrow()` made the body, copied or not: only another `borrow()` or a clear replaces it. */
+  wholeBodyBorrowed = false;
   dateSet = false;
   closeRequested = false;
   #checkedName = "";
@@ -47,6 +49,7 @@ export class ResponseDraft {
     this.stagedLength = 0;
     this.borrowed = emptyBytes;
     this.hasBorrowed = false;
+    this.wholeBodyBorrowed = false;
     this.dateSet = false;
     this.closeRequested = false;
   }
@@ -60,6 +63,12 @@ export class ResponseDraft {
     if (!Number.isInteger(status) || status < 200 || status > 599) {
       throw new TypeError(
         `corral: response status must be an integer from 200 to 599, got ${status}`,
+      );
+    }
+    // RFC 9110 §15.3.5, §15.4.5: the body would be dropped without a word.
+    if ((status === 204 || status === 304) && this.bodyLength > 0) {
+      throw new TypeError(
+        `corral: a ${status} response has no content, but ${this.bodyLength} body bytes are drafted`,
       );
     }
     this.status = status;
@@ -106,6 +115,7 @@ export class ResponseDraft {
   clearBody(): void {
     this.stagedLength = 0;
     this.#dropBorrowed();
+    this.wholeBodyBorrowed = false;
   }
 
   /** Free bytes of staging left for the body. */
@@ -116,6 +126,7 @@ export class ResponseDraft {
   /** Copies `bytes` after the staged body; throws `ResponseLimitError` when it does not fit. */
   writeBytes(bytes: Uint8Array): void {
     const worker = this.#requireWorker();
+    if (bytes.length > 0) this.#checkBodyAllowed();
     if (bytes.length > this.stagingFree) this.#stagingOverflow(bytes.length);
     this.#dropBorrowed();
     worker.staging.set(bytes, streamFramePrefixBytes + this.stagedLength);
@@ -126,6 +137,7 @@ export class ResponseDraft {
   /** Encodes `text` as UTF-8 after the staged body; throws `ResponseLimitError` when it does not fit. */
   writeText(text: string): void {
     const worker = this.#requireWorker();
+    if (text.length > 0) this.#checkBodyAllowed();
     const start = streamFramePrefixBytes + this.stagedLength;
     // Every UTF-16 unit takes at least one byte, so this fails early without encoding.
     if (text.length > this.stagingFree) this.#stagingOverflow(Buffer.byteLength(text));
@@ -151,13 +163,15 @@ export class ResponseDraft {
         `a borrowed body of ${bytes.length} bytes is over ${this.#limits.maxResponseBytes}`,
       );
     }
-    this.stagedLength = 0;
+    if (bytes.length > 0) this.#checkContentAllowed();
+    this.clearBody();
     if (bytes.length < this.#limits.borrowCopyThresholdBytes) {
       this.writeBytes(bytes);
-      return;
+    } else {
+      this.borrowed = bytes;
+      this.hasBorrowed = true;
     }
-    this.borrowed = bytes;
-    this.hasBorrowed = true;
+    this.wholeBodyBorrowed = true;
   }
 
   /** The body length as sent in Content-Length. */
@@ -206,6 +220,25 @@ export class ResponseDraft {
   /** Whether this status carries no body at all (RFC 9110 §15.3.5, §15.4.5). */
   get bodyForbidden(): boolean {
     return this.status === 204 || this.status === 304;
+  }
+
+  /** Throws when body bytes would be lost: on a bodiless status, or after a borrowed body. */
+  #checkBodyAllowed(): void {
+    this.#checkContentAllowed();
+    if (this.wholeBodyBorrowed) {
+      throw new TypeError(
+        "corral: the body was borrowed whole; clear it or borrow another before writing",
+      );
+    }
+  }
+
+  /** RFC 9110 §15.3.5, §15.4.5: a 204 or 304 has no content, so bytes drafted for one are lost. */
+  #checkContentAllowed(): void {
+    if (this.status === 204 || this.status === 304) {
+      throw new TypeError(
+        `corral: a ${this.status} response has no content and cannot take a body`,
+      );
+    }
   }
 
   #dropBorrowed(): void {

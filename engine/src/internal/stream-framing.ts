@@ -9,6 +9,10 @@ import { streamFramePrefixBytes } from "./worker-table.ts";
 
 const lastChunk = asciiBytes("0\r\n\r\n");
 
+/** What a stream discarded before its first flush says to a later call on it. */
+export const streamDiscardedMessage =
+  "corral: this stream was discarded: the handler failed before its first flush";
+
 /** What a stream uses of its connection. */
 export interface StreamHost {
   readonly head: ParsedHead;
@@ -75,7 +79,7 @@ export class StreamFraming {
 
   start(): void {
     const connection = this.#connection;
-    if (connection.draft.hasBorrowed) {
+    if (connection.draft.wholeBodyBorrowed) {
       throw new TypeError("corral: a response with a borrowed body cannot also be streamed");
     }
     this.checkStatus(connection.draft.status);
@@ -226,6 +230,16 @@ export class StreamFraming {
       connection.requestDone();
     }
     resolve?.();
+  }
+
+  /**
+   * The handler failed before the first flush: the client has seen nothing, so the stream is
+   * forgotten and a plain answer can replace it. A flush still waiting rejects.
+   */
+  discard(): void {
+    const reject = this.#reject;
+    this.reset();
+    reject?.(new TypeError(streamDiscardedMessage));
   }
 
   /** The handler failed after streaming began: end without the last chunk, so the client knows. */

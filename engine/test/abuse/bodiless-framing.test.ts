@@ -1,4 +1,5 @@
 import { expect, test } from "bun:test";
+import type { Exchange } from "../../index.ts";
 import { RawClient } from "../support/raw-client.ts";
 import { startServer } from "../support/test-server.ts";
 
@@ -69,6 +70,55 @@ test("a streamed response cannot change to 204 or 304 before its first flush", a
     errors: [
       "corral: a 204 response has no content and cannot be streamed",
       "corral: a 204 response has no content and cannot be streamed",
+    ],
+  });
+});
+
+test("a 204 or 304 takes no body: a write, a borrowed body or the status over a drafted body is a TypeError", async () => {
+  const errors: string[] = [];
+  const attempts: Record<string, (exchange: Exchange) => void> = {
+    "/write": (exchange) => {
+      exchange.setStatus(204);
+      exchange.write(new Uint8Array([1]));
+    },
+    "/text": (exchange) => {
+      exchange.setStatus(304);
+      exchange.writeText("x");
+    },
+    "/borrow": (exchange) => {
+      exchange.setStatus(204);
+      exchange.borrowBody(new Uint8Array(300));
+    },
+    "/status": (exchange) => {
+      exchange.writeText("kept");
+      exchange.setStatus(304);
+    },
+  };
+  await using server = startServer((exchange) => {
+    try {
+      attempts[exchange.path]!(exchange);
+    } catch (error) {
+      errors.push((error as Error).message);
+    }
+    exchange.writeText(""); // nothing: allowed on any status
+  });
+  using client = await RawClient.connect(server.port);
+  client.send(
+    Object.keys(attempts)
+      .map((path) => `GET ${path} HTTP/1.1\r\nHost: h\r\n\r\n`)
+      .join(""),
+  );
+  const answers = await client.responses(4);
+  expect({
+    answers: answers.map((answer) => `${answer.status} ${answer.header("content-length")}`),
+    errors,
+  }).toEqual({
+    answers: ["204 undefined", "304 undefined", "204 undefined", "200 4"],
+    errors: [
+      "corral: a 204 response has no content and cannot take a body",
+      "corral: a 304 response has no content and cannot take a body",
+      "corral: a 204 response has no content and cannot take a body",
+      "corral: a 304 response has no content, but 4 body bytes are drafted",
     ],
   });
 });
