@@ -1,4 +1,4 @@
-import type { Exchange } from "corral-engine";
+import type { Exchange } from "corral/engine";
 import type { Context } from "./context.ts";
 
 /**
