@@ -207,12 +207,14 @@ describe("WorkerPool: limits", () => {
   });
 
   test("a thread stuck in native code is replaced at once; at most `threads` such linger", async () => {
-    await using workers = pool({ threads: 1, jobTimeoutMs: 50 });
-    const stuck = await outcome(workers.run({ kind: "blockNative", milliseconds: 400 }));
+    // The time limit includes a thread's start-up: generous, so a loaded machine still starts
+    // the replacement in time; the stuck job blocks far longer than it.
+    await using workers = pool({ threads: 1, jobTimeoutMs: 500 });
+    const stuck = await outcome(workers.run({ kind: "blockNative", milliseconds: 2_500 }));
     expect(stuck).toEqual({ error: expect.any(ServiceTimeoutError) });
     expect(workers.stats()).toMatchObject({ threads: 1, retiring: 1 });
     expect((await workers.run(echo("replacement"))).value).toBe("replacement");
-    await outcome(workers.run({ kind: "blockNative", milliseconds: 400 }));
+    await outcome(workers.run({ kind: "blockNative", milliseconds: 2_500 }));
     // Two threads are alive, the cap for one configured thread: the next job waits for an exit.
     expect(workers.stats()).toMatchObject({ threads: 0, retiring: 2, timedOut: 2 });
     const waiting = workers.run(echo("after an exit"));
@@ -220,7 +222,7 @@ describe("WorkerPool: limits", () => {
     expect((await waiting).value).toBe("after an exit");
     await until(() => workers.stats().retiring === 0);
     expect(workers.stats()).toMatchObject({ threads: 1, busy: 0, completed: 2 });
-  });
+  }, 20_000);
 
   test("close() waits for a hung job only until its time limit", async () => {
     const io = new ManualIo();

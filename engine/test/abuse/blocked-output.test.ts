@@ -52,7 +52,7 @@ test("as many non-reading pipeliners of staged bodies as workers: a side client 
   await waitUntil(
     () => server.stats().workersHeldByBlockedOutput === 8,
     "every worker held by a blocked connection",
-    8000,
+    25_000,
   );
   const answer = await ping(server.port);
   const stats = server.stats();
@@ -64,7 +64,7 @@ test("as many non-reading pipeliners of staged bodies as workers: a side client 
   // Each blocked connection stopped dispatching: one request in flight at most, the rest unread.
   expect(stats.requests).toBeLessThan(8 * 200);
   for (const client of clients) client.destroy();
-});
+}, 30_000);
 
 test("non-reading pipeliners of small responses hold no worker at all", async () => {
   await using server = startServer(handler, { workers: 4 });
@@ -72,7 +72,7 @@ test("non-reading pipeliners of small responses hold no worker at all", async ()
   await waitUntil(
     () => server.stats().blockedConnections === 6,
     "six connections with blocked output",
-    8000,
+    25_000,
   );
   const stats = server.stats();
   expect({ busy: stats.workersBusy, held: stats.workersHeldByBlockedOutput }).toEqual({
@@ -85,7 +85,7 @@ test("non-reading pipeliners of small responses hold no worker at all", async ()
     closed: 0,
   });
   for (const client of clients) client.destroy();
-});
+}, 30_000);
 
 test("stream subscribers that never read: a side client is served, the stalled longest is closed", async () => {
   await using server = startServer(handler, { workers: 4 });
@@ -93,7 +93,7 @@ test("stream subscribers that never read: a side client is served, the stalled l
   await waitUntil(
     () => server.stats().workersHeldByBlockedOutput === 4,
     "every worker held by a blocked stream",
-    8000,
+    25_000,
   );
   const answer = await ping(server.port);
   expect({ status: answer.status, closed: server.stats().blockedOutputCloses }).toEqual({
@@ -101,4 +101,4 @@ test("stream subscribers that never read: a side client is served, the stalled l
     closed: 1,
   });
   for (const client of clients) client.destroy();
-});
+}, 30_000);
