@@ -8,16 +8,8 @@ import { listenQuietly } from "../support/listen-quietly.ts";
 // Clients that never read what they asked for: their output blocks once the kernel's buffers
 // are full. Whatever they do, a side client's request must be answered at once.
 
-async function nonReaders(port: number, count: number, request: string, repeat: number) {
-  const bytes = new TextEncoder().encode(request.repeat(repeat));
-  const clients: RawClient[] = [];
-  for (let index = 0; index < count; index++) {
-    const client = await RawClient.connect(port);
-    client.stopReading();
-    client.push(bytes);
-    clients.push(client);
-  }
-  return clients;
+function nonReaders(port: number, count: number, request: string, repeat: number) {
+  return RawClient.nonReaders(port, count, new TextEncoder().encode(request.repeat(repeat)));
 }
 
 async function sideRequest(port: number, path: string) {

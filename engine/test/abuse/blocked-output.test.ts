@@ -29,17 +29,6 @@ function pipelined(path: string, count: number): Uint8Array {
   return new TextEncoder().encode(`GET ${path} HTTP/1.1\r\nHost: h\r\n\r\n`.repeat(count));
 }
 
-async function attackers(port: number, count: number, bytes: Uint8Array): Promise<RawClient[]> {
-  const clients: RawClient[] = [];
-  for (let index = 0; index < count; index++) {
-    const client = await RawClient.connect(port);
-    client.stopReading();
-    client.push(bytes);
-    clients.push(client);
-  }
-  return clients;
-}
-
 async function ping(port: number) {
   using side = await RawClient.connect(port);
   side.send("GET /ping HTTP/1.1\r\nHost: h\r\n\r\n");
@@ -48,7 +37,7 @@ async function ping(port: number) {
 
 test("as many non-reading pipeliners of staged bodies as workers: a side client is served, the stalled longest is closed", async () => {
   await using server = startServer(handler, { workers: 8 });
-  const clients = await attackers(server.port, 8, pipelined("/big", 200));
+  const clients = await RawClient.nonReaders(server.port, 8, pipelined("/big", 200));
   await waitUntil(
     () => server.stats().workersHeldByBlockedOutput === 8,
     "every worker held by a blocked connection",
@@ -68,7 +57,7 @@ test("as many non-reading pipeliners of staged bodies as workers: a side client 
 
 test("non-reading pipeliners of small responses hold no worker at all", async () => {
   await using server = startServer(handler, { workers: 4 });
-  const clients = await attackers(server.port, 6, pipelined("/hello", 120_000));
+  const clients = await RawClient.nonReaders(server.port, 6, pipelined("/hello", 120_000));
   await waitUntil(
     () => server.stats().blockedConnections === 6,
     "six connections with blocked output",
@@ -89,7 +78,7 @@ test("non-reading pipeliners of small responses hold no worker at all", async ()
 
 test("stream subscribers that never read: a side client is served, the stalled longest is closed", async () => {
   await using server = startServer(handler, { workers: 4 });
-  const clients = await attackers(server.port, 4, pipelined("/stream", 1));
+  const clients = await RawClient.nonReaders(server.port, 4, pipelined("/stream", 1));
   await waitUntil(
     () => server.stats().workersHeldByBlockedOutput === 4,
     "every worker held by a blocked stream",

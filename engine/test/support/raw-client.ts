@@ -28,6 +28,21 @@ export class RawClient {
     this.#socket = socket;
   }
 
+  /**
+   * Opens `count` hostile connections that stop reading at once and keep pushing `bytes`
+   * (pipelined requests) until the server stops taking them.
+   */
+  static async nonReaders(port: number, count: number, bytes: Uint8Array): Promise<RawClient[]> {
+    const clients: RawClient[] = [];
+    for (let index = 0; index < count; index++) {
+      const client = await RawClient.connect(port);
+      client.stopReading();
+      client.push(bytes);
+      clients.push(client);
+    }
+    return clients;
+  }
+
   /** Connects to `hostname` (127.0.0.1 unless given) on `port`. */
   static async connect(port: number, hostname = "127.0.0.1"): Promise<RawClient> {
     let client: RawClient | undefined;
