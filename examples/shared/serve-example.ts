@@ -1,28 +1,53 @@
-import type { App } from "corral";
-import { parsePortArgument } from "./port-argument.ts";
+import { type App, serve } from "corral";
+import { parseServeArguments } from "./serve-arguments.ts";
+
+/** What an example's main.ts exports by default: makes its App (once in each process). */
+// biome-ignore lint/suspicious/noExplicitAny: examples' Apps have their own shared state.
+export type CreateApp = () => App<any, any> | Promise<App<any, any>>;
 
 /**
- * Runs an example App from the command line: `--port N` (validated), bound to 127.0.0.1, prints
- * the budget line and its URL, and stops cleanly on SIGINT or SIGTERM.
+ * Runs an example from the command line: `--port N` (validated) and `--processes N` (1 by
+ * default), bound to 127.0.0.1; prints the budget line and its URL, and stops cleanly on SIGINT
+ * or SIGTERM. With more than one process, `serve` runs `entryPath` (whose default export is
+ * `createApp`) in each, all on one port.
  */
-export function serveExample<Shared, Locals extends object>(
+export async function serveExample(
   name: string,
-  app: App<Shared, Locals>,
+  entryPath: string,
+  createApp: CreateApp,
   args: readonly string[],
-): void {
-  const port = parsePortArgument(args, name);
-  if (typeof port === "string") {
-    console.error(port);
+): Promise<void> {
+  const parsed = parseServeArguments(args, name);
+  if (typeof parsed === "string") {
+    console.error(parsed);
     process.exit(2);
   }
-  const server = app.listen({ hostname: "127.0.0.1", port });
-  console.log(`corral ${name} listening on http://${server.hostname}:${server.port}/`);
+  if (parsed.processes === 1) {
+    const app = await createApp();
+    const server = app.listen({ hostname: "127.0.0.1", port: parsed.port });
+    console.log(`corral ${name} listening on http://${server.hostname}:${server.port}/`);
+    stopOnSignals(name, (graceMs) => app.stop({ graceMs }));
+    return;
+  }
+  const group = await serve(entryPath, {
+    port: parsed.port,
+    processes: parsed.processes,
+    handleSignals: false,
+  });
+  console.log(
+    `corral ${name} listening on http://${group.hostname}:${group.port}/ ` +
+      `(${group.processes} processes)`,
+  );
+  stopOnSignals(name, (graceMs) => group.stop({ graceMs }));
+}
+
+function stopOnSignals(name: string, stop: (graceMs: number) => Promise<void>): void {
   let stopping = false;
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.on(signal, () => {
       if (stopping) return;
       stopping = true;
-      app.stop({ graceMs: 2000 }).then(() => {
+      stop(2000).then(() => {
         console.log(`corral ${name} stopped`);
         process.exit(0);
       });

@@ -62,6 +62,13 @@ export async function serve(entryModule: string | URL, options: ServeOptions): P
     throw new RangeError(`corral: port must be an integer from 0 to 65535, got ${options.port}`);
   }
   const entryPath = entryModuleToPath(entryModule);
+  if (entryPath.includes("$bunfs")) {
+    // Inside `bun build --compile` there is no bun to start and no module file to load.
+    throw new TypeError(
+      "corral: serve() needs bun and the entry module on disk; a compiled executable can be run " +
+        "N times with listen({ reusePort: true }) instead",
+    );
+  }
   const hostname = options.hostname ?? "127.0.0.1";
   const graceMs = options.graceMs ?? 5000;
   const running = new Set<SupervisedProcess>();
