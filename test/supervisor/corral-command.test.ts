@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
 import { startExample } from "../examples/support/start-example.ts";
-import { processAlive, servingPids, waitUntil } from "./support/serving-pids.ts";
+import { processAlive, servingPids, waitUntil, waitUntilRefused } from "./support/serving-pids.ts";
 
 const command = `${import.meta.dir}/../../src/supervisor/corral-command.ts`;
 const entry = `${import.meta.dir}/fixtures/pid-app.ts`;
@@ -28,14 +28,7 @@ test("SIGTERM to the corral command stops every process gracefully", async () =>
     client.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n");
     await waitUntil(() => existsSync(started), "the handler to start");
     group.child.kill("SIGTERM");
-    await waitUntil(async () => {
-      try {
-        (await RawClient.connect(group.port)).destroy();
-        return false;
-      } catch {
-        return true;
-      }
-    }, "every process to stop accepting");
+    await waitUntilRefused(group.port);
     await Bun.write(release, "go");
     const response = await client.response();
     expect({

@@ -3,7 +3,7 @@ import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { type Supervisor, serve } from "corral";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
-import { processAlive, servingPids, waitUntil } from "./support/serving-pids.ts";
+import { processAlive, servingPids, waitUntil, waitUntilRefused } from "./support/serving-pids.ts";
 
 const entry = `${import.meta.dir}/fixtures/pid-app.ts`;
 const sorted = (pids: number[]) => [...pids].sort((a, b) => a - b);
@@ -88,14 +88,7 @@ test("stop() lets a request in progress finish, then every process exits", async
     "the handler to run",
   );
   const stopped = group.stop({ graceMs: 10_000 });
-  await waitUntil(async () => {
-    try {
-      (await RawClient.connect(running.port)).destroy();
-      return false;
-    } catch {
-      return true;
-    }
-  }, "every process to stop accepting");
+  await waitUntilRefused(running.port);
   await Bun.write(releaseFile, "go");
   const response = await client.response();
   await stopped;

@@ -49,3 +49,15 @@ export function processAlive(pid: number): boolean {
     return false;
   }
 }
+
+/** Waits until `port` refuses connections: every process of the group stopped accepting. */
+export async function waitUntilRefused(port: number): Promise<void> {
+  await waitUntil(async () => {
+    try {
+      (await RawClient.connect(port)).destroy();
+      return false;
+    } catch {
+      return true;
+    }
+  }, `port ${port} to refuse connections`);
+}
