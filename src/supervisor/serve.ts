@@ -177,11 +177,10 @@ export async function serve(entryModule: string | URL, options: ServeOptions): P
 }
 
 function entryModuleToPath(entryModule: string | URL): string {
-  if (entryModule instanceof URL || entryModule.startsWith("file:")) {
-    return fileURLToPath(entryModule);
-  }
+  if (entryModule instanceof URL) return fileURLToPath(entryModule);
   if (typeof entryModule !== "string" || entryModule === "") {
     throw new TypeError("corral: serve() needs the path of an entry module");
   }
+  if (entryModule.startsWith("file:")) return fileURLToPath(entryModule);
   return isAbsolute(entryModule) ? entryModule : resolve(entryModule);
 }

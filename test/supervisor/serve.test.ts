@@ -111,3 +111,18 @@ test("an entry module that exports no App is a clear error", async () => {
     }),
   ).rejects.toThrow("exited with code 1 before listening");
 });
+
+test("processes must be a whole number from 1 to 1024, and the entry a path", async () => {
+  const attempt = (processes: number) =>
+    serve(entry, { port: 0, processes, handleSignals: false, log: null });
+  await expect(attempt(0)).rejects.toThrow(
+    new RangeError("corral: processes must be an integer from 1 to 1024, got 0"),
+  );
+  await expect(attempt(1025)).rejects.toThrow(
+    new RangeError("corral: processes must be an integer from 1 to 1024, got 1025"),
+  );
+  await expect(attempt(1.5)).rejects.toThrow(RangeError);
+  await expect(serve("", { port: 0, handleSignals: false })).rejects.toThrow(
+    new TypeError("corral: serve() needs the path of an entry module"),
+  );
+});
