@@ -91,7 +91,10 @@ export async function serve(entryModule: string | URL, options: ServeOptions): P
           rejectListening(
             new Error(`corral: process ${index + 1} exited with code ${exitCode} before listening`),
           );
-          if (started && stopping === null) scheduleRestart(index, child.listeningForMs);
+          const listened = child.listeningForMs >= 0;
+          if ((started || listened) && stopping === null) {
+            scheduleRestart(index, child.listeningForMs);
+          }
         },
       });
       running.add(child);
