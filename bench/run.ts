@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { type AbuseRun, runAbuse } from "./abuse.ts";
 import { formatAbuse } from "./abuse-report.ts";
 import { type RunSummary, summarise } from "./aggregate.ts";
+import { type CoresRun, formatCores, runCores } from "./cores.ts";
 import { measureRun, type RunPlan, type RunResult } from "./measure.ts";
 import { type BenchOptions, parseOptions } from "./options.ts";
 import { choosePinning, type Pinning } from "./pinning.ts";
@@ -36,9 +37,10 @@ async function main(): Promise<number> {
   const selected = scenarios.filter((scenario) => options.only.includes(scenario.id));
   const runSseScenario = options.only.includes("sse");
   const runAbuseScenario = options.only.includes("abuse");
+  let runCoresScenario = options.only.includes("cores");
   let wrkScenarios = selected;
   let withRssCheck = options.only.includes("rss");
-  if ((selected.length > 0 || withRssCheck) && !wrkAvailable()) {
+  if ((selected.length > 0 || withRssCheck || runCoresScenario) && !wrkAvailable()) {
     console.log(
       "bench: wrk is not installed, so there is no HTTP load to measure; skipping it.\n" +
         "       Install it (e.g. `apt-get install -y wrk`) and run `bun run bench` again.",
@@ -46,6 +48,7 @@ async function main(): Promise<number> {
     if (!runSseScenario && !runAbuseScenario) return 0;
     wrkScenarios = [];
     withRssCheck = false;
+    runCoresScenario = false;
   }
   const pinning = choosePinning();
   const common = { pinning, ticksPerSecond: clockTicksPerSecond(), repoRoot };
@@ -122,6 +125,16 @@ async function main(): Promise<number> {
       log: (text) => process.stdout.write(text),
     });
   }
+  let cores: CoresRun[] | null = null;
+  if (runCoresScenario) {
+    cores = await runCores({
+      ...common,
+      durationSeconds: options.durationSeconds,
+      warmupSeconds: options.warmupSeconds,
+      repeats: options.repeats,
+      log: (text) => process.stdout.write(text),
+    });
+  }
   const targets = evaluateTargets(summaries, allRuns, rssCheck);
 
   if (summaries.length > 0) {
@@ -140,6 +153,13 @@ async function main(): Promise<number> {
   if (sse !== null) console.log(`\n${formatSse(sse)}`);
   if (sseError !== null) console.log(`\n${sseError}`);
   if (abuse !== null) console.log(`\n${formatAbuse(abuse)}`);
+  if (cores !== null) {
+    console.log(
+      `\ncores: hello keep-alive, 64 conns, medians of ${options.repeats} run(s) of ` +
+        `${options.durationSeconds} s; 1 process pinned to core 0 with wrk on core 1, 2 processes ` +
+        `and wrk unpinned on ${pinning.cores} cores; CPU summed over the group:\n${formatCores(cores)}`,
+    );
+  }
   if (targets.length > 0) console.log(`\n${formatTargets(targets)}`);
 
   writeResults({
@@ -153,6 +173,7 @@ async function main(): Promise<number> {
     sse,
     sseError,
     abuse,
+    cores,
     targets,
   });
   console.log(`\nresults: ${resultsPath}`);
@@ -229,6 +250,7 @@ interface Results {
   readonly sse: SseResult | null;
   readonly sseError: string | null;
   readonly abuse: readonly AbuseRun[] | null;
+  readonly cores: readonly CoresRun[] | null;
   readonly targets: readonly TargetResult[];
 }
 

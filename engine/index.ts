@@ -9,6 +9,7 @@ export type { Handler } from "./src/internal/engine-context.ts";
 export {
   budgetLine,
   defaultLimits,
+  formatBytes,
   type Limits,
   reservedBytes,
   resolveLimits,
@@ -17,6 +18,7 @@ export { ClientGoneError, ResponseLimitError, StaleExchangeError } from "./src/r
 export { ResponseStream } from "./src/response-stream.ts";
 // Starting and stopping
 export {
+  type BindOptions,
   createEngine,
   type Engine,
   type EngineOptions,

@@ -1,5 +1,6 @@
-// `bun run example NAME --port N`: runs examples/NAME/main.ts with the remaining arguments.
+// `bun run example NAME --port N [--processes N]`: runs the App of examples/NAME/main.ts.
 import { readdirSync } from "node:fs";
+import { type CreateApp, serveExample } from "./shared/serve-example.ts";
 
 const [name, ...rest] = Bun.argv.slice(2);
 const available = readdirSync(import.meta.dir, { withFileTypes: true })
@@ -7,8 +8,11 @@ const available = readdirSync(import.meta.dir, { withFileTypes: true })
   .sort()
   .map((entry) => entry.name);
 if (name === undefined || !available.includes(name)) {
-  console.error(`usage: bun run example <${available.join("|")}> --port <0-65535>`);
+  console.error(
+    `usage: bun run example <${available.join("|")}> --port <0-65535> [--processes <1-1024>]`,
+  );
   process.exit(2);
 }
-process.argv.splice(2, process.argv.length, ...rest);
-await import(`./${name}/main.ts`);
+const entryPath = `${import.meta.dir}/${name}/main.ts`;
+const entry = (await import(entryPath)) as { default: CreateApp };
+await serveExample(name, entryPath, entry.default, rest);

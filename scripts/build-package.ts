@@ -10,32 +10,45 @@ import { pruneDeclarations } from "./prune-declarations.ts";
 const root = join(import.meta.dir, "..");
 const outputDirectory = join(root, "dist");
 const entries = ["src/index.ts", "engine/index.ts"];
+// Executables beside the entries: the `corral` command and the script each supervised process runs.
+const executables = ["src/supervisor/corral-command.ts", "src/supervisor/child-main.ts"];
 
 for (const folder of ["src", "engine"]) {
   rmSync(join(outputDirectory, folder), { recursive: true, force: true });
 }
 
-const javascript = await Bun.build({
-  entrypoints: entries.map((entry) => join(root, entry)),
-  root,
-  outdir: outputDirectory,
-  target: "bun",
-  format: "esm",
-  external: ["mustache"],
-  plugins: [
-    {
-      // The App imports the engine's built entry, so `corral` and `corral/engine` share one
-      // engine (one ResponseLimitError class, one defaultLimits) instead of each bundling a copy.
-      name: "engine-entry",
-      setup(build) {
-        build.onResolve({ filter: /^corral\/engine$/ }, () => ({
-          path: "../engine/index.js",
-          external: true,
-        }));
+/** Bundles `files`; their output sits `engineFromOutput` away from the engine's built entry. */
+function bundle(files: readonly string[], engineFromOutput: string) {
+  return Bun.build({
+    entrypoints: files.map((entry) => join(root, entry)),
+    root,
+    outdir: outputDirectory,
+    target: "bun",
+    format: "esm",
+    external: ["mustache"],
+    plugins: [
+      {
+        // The App imports the engine's built entry, so `corral` and `corral/engine` share one
+        // engine (one ResponseLimitError class, one defaultLimits) instead of each bundling a copy.
+        name: "engine-entry",
+        setup(build) {
+          build.onResolve({ filter: /^corral\/engine$/ }, () => ({
+            path: engineFromOutput,
+            external: true,
+          }));
+        },
       },
-    },
-  ],
-});
+    ],
+  });
+}
+
+const built = [await bundle(entries, "../engine/index.js")];
+built.push(await bundle(executables, "../../engine/index.js"));
+const javascript = {
+  success: built.every((result) => result.success),
+  logs: built.flatMap((result) => result.logs),
+  outputs: built.flatMap((result) => result.outputs),
+};
 if (!javascript.success) {
   for (const message of javascript.logs) console.error(message);
   throw new Error("bun build failed");

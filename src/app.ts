@@ -60,6 +60,18 @@ export type ErrorMapper<Shared> = (
   ctx: Context<Shared, Readonly<Record<string, string>>, object>,
 ) => void | Promise<void>;
 
+/** Options of `App.listen`. */
+export interface AppListenOptions {
+  /** Address to bind; 127.0.0.1 by default. */
+  readonly hostname?: string;
+  /** Port to bind; 0 picks a free one. */
+  readonly port: number;
+  /** Shares the port with other processes (SO_REUSEPORT); see `serve` for a supervisor. */
+  readonly reusePort?: boolean;
+  /** Where the budget line goes; `console.log` by default, `null` for silence. */
+  readonly log?: ((line: string) => void) | null;
+}
+
 /** A running App. */
 export interface AppServer {
   readonly hostname: string;
@@ -212,12 +224,13 @@ export class App<Shared, Locals extends object = NoLocals> {
   }
 
   /** Starts serving on `hostname` (127.0.0.1 by default) and `port`; prints the budget line. */
-  listen(options: { readonly hostname?: string; readonly port: number }): AppServer {
+  listen(options: AppListenOptions): AppServer {
     if (this.#listening) throw new TypeError("corral: this App is already listening");
     const engine = this.#ensureEngine();
-    const server = engine.listen(options);
+    const { log = console.log, ...bind } = options;
+    const server = engine.listen(bind);
     this.#listening = true;
-    console.log(engine.budget);
+    log?.(engine.budget);
     return {
       hostname: server.hostname,
       port: server.port,

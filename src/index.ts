@@ -13,6 +13,7 @@ export {
 export {
   App,
   type AppLimits,
+  type AppListenOptions,
   type AppOptions,
   type AppServer,
   defaultRequestViewLimits,
@@ -82,7 +83,6 @@ export {
   type WorkerPoolOptions,
 } from "./services/worker-pool-options.ts";
 export type { WorkerPoolStats } from "./services/worker-pool-stats.ts";
-
 // Sessions
 export { constantTimeEqual } from "./sessions/constant-time-equal.ts";
 export { SessionCookie, type SessionCookieOptions } from "./sessions/session-cookie.ts";
@@ -118,6 +118,9 @@ export {
   type ServerSentEvent,
   serverSentEventsContentType,
 } from "./sse/sse-encoder.ts";
+// Every core: a supervisor of processes sharing one port
+export type { GroupStats } from "./supervisor/group-stats.ts";
+export { type ServeOptions, type Supervisor, serve } from "./supervisor/serve.ts";
 
 // Templates
 export { escapeHtml } from "./templates/html-escape.ts";

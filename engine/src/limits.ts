@@ -167,7 +167,13 @@ export function reservedBytes(limits: Limits): number {
   );
 }
 
-function formatBytes(bytes: number): string {
+/**
+ * A byte count as the budget line writes it.
+ *
+ * @example
+ * formatBytes(16 * 1024); // "16 KiB"
+ */
+export function formatBytes(bytes: number): string {
   if (bytes >= mebibyte) return `${(bytes / mebibyte).toFixed(1)} MiB`;
   if (bytes >= kibibyte) return `${(bytes / kibibyte).toFixed(bytes % kibibyte ? 1 : 0)} KiB`;
   return `${bytes} B`;

@@ -29,7 +29,15 @@ export interface ListenOptions extends EngineOptions {
   readonly hostname?: string;
   /** Port to bind; 0 picks a free one. */
   readonly port: number;
+  /**
+   * Lets other processes bind the same port (SO_REUSEPORT, Linux): the kernel spreads new
+   * connections over them. False by default.
+   */
+  readonly reusePort?: boolean;
 }
+
+/** Where `Engine.listen` binds. */
+export type BindOptions = Pick<ListenOptions, "hostname" | "port" | "reusePort">;
 
 /** A connection to an engine that lives in memory: bytes in, bytes out, no socket. */
 export interface MemoryConnection {
@@ -48,7 +56,7 @@ export interface Engine {
   /** Exact counters now. */
   stats(): EngineStats;
   /** Binds the engine to a TCP port (once). */
-  listen(options: { readonly hostname?: string; readonly port: number }): Server;
+  listen(options: BindOptions): Server;
   /**
    * Opens an in-memory connection through the same parser, limits and handler, for testing an
    * application without a socket. `onData` receives every byte the engine writes; `onClose` runs
@@ -258,13 +266,16 @@ export function createEngine(options: EngineOptions): Engine {
     limits,
     budget,
     stats: () => stats.snapshot(),
-    listen({ hostname = "127.0.0.1", port }) {
+    listen({ hostname = "127.0.0.1", port, reusePort = false }) {
       validatePort(port);
+      if (typeof reusePort !== "boolean")
+        throw new TypeError(`corral: reusePort must be a boolean, got ${typeof reusePort}`);
       if (listener !== null) throw new TypeError("corral: this engine is already listening");
       if (context.stopping) throw new TypeError("corral: this engine was stopped");
+      // The 1.4.4 typings declare reusePort for Bun.connect only; Bun.listen honours it too.
+      const bindOptions = { hostname, port, reusePort } as { hostname: string; port: number };
       listener = Bun.listen<number>({
-        hostname,
-        port,
+        ...bindOptions,
         allowHalfOpen: true,
         socket: {
           open(socket: Socket<number>) {

@@ -2,4 +2,9 @@
 import { serveExample } from "../shared/serve-example.ts";
 import { createContinuationsApp } from "./continuations-app.ts";
 
-serveExample("continuations", createContinuationsApp(), process.argv.slice(2));
+/** Makes the App; each process of `--processes N` makes its own. */
+const createApp = createContinuationsApp;
+export default createApp;
+
+if (import.meta.main)
+  await serveExample("continuations", import.meta.path, createApp, process.argv.slice(2));

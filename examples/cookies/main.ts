@@ -2,4 +2,9 @@
 import { serveExample } from "../shared/serve-example.ts";
 import { createCookiesApp } from "./cookies-app.ts";
 
-serveExample("cookies", createCookiesApp(), process.argv.slice(2));
+/** Makes the App; each process of `--processes N` makes its own. */
+const createApp = createCookiesApp;
+export default createApp;
+
+if (import.meta.main)
+  await serveExample("cookies", import.meta.path, createApp, process.argv.slice(2));

@@ -2,4 +2,9 @@
 import { serveExample } from "../shared/serve-example.ts";
 import { createCrudApp } from "./crud-app.ts";
 
-serveExample("crud", createCrudApp(), process.argv.slice(2));
+/** Makes the App; each process of `--processes N` makes its own. */
+const createApp = createCrudApp;
+export default createApp;
+
+if (import.meta.main)
+  await serveExample("crud", import.meta.path, createApp, process.argv.slice(2));

@@ -1,5 +1,10 @@
-// The demo executable: `bun run demo --port <port>` serves /hello, /form and /upload.
+// The demo executable: `bun run demo --port <port> [--processes <n>]` serves /hello, /form and /upload.
 import { serveExample } from "../shared/serve-example.ts";
 import { createDemoApp } from "./demo-app.ts";
 
-serveExample("demo", createDemoApp(), process.argv.slice(2));
+/** Makes the App; each process of `--processes N` makes its own. */
+const createApp = createDemoApp;
+export default createApp;
+
+if (import.meta.main)
+  await serveExample("demo", import.meta.path, createApp, process.argv.slice(2));

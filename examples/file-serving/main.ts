@@ -2,4 +2,9 @@
 import { serveExample } from "../shared/serve-example.ts";
 import { createFileServingApp } from "./file-serving-app.ts";
 
-serveExample("file-serving", await createFileServingApp(), process.argv.slice(2));
+/** Makes the App; each process of `--processes N` makes its own. */
+const createApp = createFileServingApp;
+export default createApp;
+
+if (import.meta.main)
+  await serveExample("file-serving", import.meta.path, createApp, process.argv.slice(2));

@@ -2,4 +2,9 @@
 import { serveExample } from "../shared/serve-example.ts";
 import { createJsonLookupApp } from "./json-lookup-app.ts";
 
-serveExample("json-lookup", createJsonLookupApp(), process.argv.slice(2));
+/** Makes the App; each process of `--processes N` makes its own. */
+const createApp = createJsonLookupApp;
+export default createApp;
+
+if (import.meta.main)
+  await serveExample("json-lookup", import.meta.path, createApp, process.argv.slice(2));

@@ -2,4 +2,9 @@
 import { serveExample } from "../shared/serve-example.ts";
 import { createMiddlewareApp } from "./middleware-app.ts";
 
-serveExample("middleware", createMiddlewareApp(), process.argv.slice(2));
+/** Makes the App; each process of `--processes N` makes its own. */
+const createApp = createMiddlewareApp;
+export default createApp;
+
+if (import.meta.main)
+  await serveExample("middleware", import.meta.path, createApp, process.argv.slice(2));

@@ -2,4 +2,9 @@
 import { serveExample } from "../shared/serve-example.ts";
 import { createNegotiationApp } from "./negotiation-app.ts";
 
-serveExample("negotiation", createNegotiationApp(), process.argv.slice(2));
+/** Makes the App; each process of `--processes N` makes its own. */
+const createApp = createNegotiationApp;
+export default createApp;
+
+if (import.meta.main)
+  await serveExample("negotiation", import.meta.path, createApp, process.argv.slice(2));

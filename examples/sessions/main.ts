@@ -2,4 +2,9 @@
 import { serveExample } from "../shared/serve-example.ts";
 import { createSessionsApp } from "./sessions-app.ts";
 
-serveExample("sessions", createSessionsApp(), process.argv.slice(2));
+/** Makes the App; each process of `--processes N` makes its own. */
+const createApp = createSessionsApp;
+export default createApp;
+
+if (import.meta.main)
+  await serveExample("sessions", import.meta.path, createApp, process.argv.slice(2));

@@ -1,36 +1,63 @@
-import type { App, AppServer } from "corral";
-import { parsePortArgument } from "./port-argument.ts";
+import { type App, type AppServer, serve } from "corral";
+import { parseServeArguments } from "./serve-arguments.ts";
+
+/** What an example's main.ts exports by default: makes its App (once in each process). */
+// biome-ignore lint/suspicious/noExplicitAny: examples' Apps have their own shared state.
+export type CreateApp = () => App<any, any> | Promise<App<any, any>>;
 
 /**
- * Runs an example App from the command line: `--port N` (validated), bound to 127.0.0.1, prints
- * the budget line and its URL, and stops cleanly on SIGINT or SIGTERM. A port it cannot listen on
- * (one in use, for example) is one line on stderr and exit status 1.
+ * Runs an example from the command line: `--port N` (validated) and `--processes N` (1 by
+ * default), bound to 127.0.0.1; prints the budget line and its URL, and stops cleanly on SIGINT
+ * or SIGTERM. With more than one process, `serve` runs `entryPath` (whose default export is
+ * `createApp`) in each, all on one port.
  */
-export function serveExample<Shared, Locals extends object>(
+export async function serveExample(
   name: string,
-  app: App<Shared, Locals>,
+  entryPath: string,
+  createApp: CreateApp,
   args: readonly string[],
-): void {
-  const port = parsePortArgument(args, name);
-  if (typeof port === "string") {
-    console.error(port);
+): Promise<void> {
+  const parsed = parseServeArguments(args, name);
+  if (typeof parsed === "string") {
+    console.error(parsed);
     process.exit(2);
   }
-  const hostname = "127.0.0.1";
-  let server: AppServer;
-  try {
-    server = app.listen({ hostname, port });
-  } catch (error) {
-    console.error(`corral ${name}: cannot listen on ${hostname}:${port}: ${listenProblem(error)}`);
-    process.exit(1);
+  if (parsed.processes === 1) {
+    const app = await createApp();
+    const hostname = "127.0.0.1";
+    let server: AppServer;
+    try {
+      server = app.listen({ hostname, port: parsed.port });
+    } catch (error) {
+      // A port it cannot listen on (one in use, for example) is one line and exit status 1.
+      console.error(
+        `corral ${name}: cannot listen on ${hostname}:${parsed.port}: ${listenProblem(error)}`,
+      );
+      process.exit(1);
+    }
+    console.log(`corral ${name} listening on http://${server.hostname}:${server.port}/`);
+    stopOnSignals(name, (graceMs) => app.stop({ graceMs }));
+    return;
   }
-  console.log(`corral ${name} listening on http://${server.hostname}:${server.port}/`);
+  const group = await serve(entryPath, {
+    port: parsed.port,
+    processes: parsed.processes,
+    handleSignals: false,
+  });
+  console.log(
+    `corral ${name} listening on http://${group.hostname}:${group.port}/ ` +
+      `(${group.processes} processes)`,
+  );
+  stopOnSignals(name, (graceMs) => group.stop({ graceMs }));
+}
+
+function stopOnSignals(name: string, stop: (graceMs: number) => Promise<void>): void {
   let stopping = false;
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.on(signal, () => {
       if (stopping) return;
       stopping = true;
-      app.stop({ graceMs: 2000 }).then(() => {
+      stop(2000).then(() => {
         console.log(`corral ${name} stopped`);
         process.exit(0);
       });

@@ -2,4 +2,9 @@
 import { serveExample } from "../shared/serve-example.ts";
 import { createSseJobsApp } from "./sse-jobs-app.ts";
 
-serveExample("sse-jobs", createSseJobsApp({ stepMs: 200 }), process.argv.slice(2));
+/** Makes the App; each process of `--processes N` makes its own. */
+const createApp = () => createSseJobsApp({ stepMs: 200 });
+export default createApp;
+
+if (import.meta.main)
+  await serveExample("sse-jobs", import.meta.path, createApp, process.argv.slice(2));

@@ -2,4 +2,9 @@
 import { serveExample } from "../shared/serve-example.ts";
 import { createTemplatesApp } from "./templates-app.ts";
 
-serveExample("templates", createTemplatesApp(), process.argv.slice(2));
+/** Makes the App; each process of `--processes N` makes its own. */
+const createApp = createTemplatesApp;
+export default createApp;
+
+if (import.meta.main)
+  await serveExample("templates", import.meta.path, createApp, process.argv.slice(2));

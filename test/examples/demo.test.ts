@@ -164,7 +164,7 @@ test("a compiled example names itself in its usage text", async () => {
     const child = Bun.spawn([executable, "--port", "http"], { stdout: "pipe", stderr: "pipe" });
     expect([await child.exited, await new Response(child.stderr).text()]).toEqual([
       2,
-      `invalid port "http"\nusage: ${executable} --port <0-65535>\n`,
+      `invalid port "http"\nusage: ${executable} --port <0-65535> [--processes <1-1024>]\n`,
     ]);
   } finally {
     rmSync(directory, { recursive: true, force: true });

@@ -2,13 +2,22 @@
 // the tarball (and a git URL) in a `bun init` project, then run, type-check and compile an app.
 // Installs come from Bun's package cache or the registry `bun install` already uses.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { isBuiltin } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import ts from "typescript";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
 import { startExample } from "../examples/support/start-example.ts";
+import { servingPids } from "../supervisor/support/serving-pids.ts";
 import { type PackedCorral, packCorral } from "./support/packed-corral.ts";
 import { mustRun, runCommand } from "./support/run-command.ts";
 import { createUserProject } from "./support/user-project.ts";
@@ -100,6 +109,8 @@ describe("bun add corral in an empty project", () => {
         "README.md",
         "dist/engine/index.js",
         "dist/src/index.js",
+        "dist/src/supervisor/child-main.js",
+        "dist/src/supervisor/corral-command.js",
         ...docs,
         "engine/README.md",
         "package.json",
@@ -122,7 +133,10 @@ describe("bun add corral in an empty project", () => {
     const codeImports = files
       .filter((file) => file.endsWith(".js"))
       .flatMap((file) =>
-        transpiler.scanImports(readFileSync(join(installed, "dist", file), "utf8")),
+        transpiler.scanImports(
+          // The `corral` command starts with a shebang line, which the transpiler rejects.
+          readFileSync(join(installed, "dist", file), "utf8").replace(/^#!.*\n/, ""),
+        ),
       )
       .map((imported) => imported.path);
     const typeImports = files
@@ -151,6 +165,29 @@ describe("bun add corral in an empty project", () => {
   test("the app runs on the installed package and answers over a real socket", async () => {
     await using app = await startExample("user app", ["bun", "app.ts"], { cwd: project });
     expect(await requestAll(app.port, appPaths)).toEqual(expectedAnswers);
+  });
+
+  test("the installed corral command serves an App on 2 processes behind one port", async () => {
+    writeFileSync(
+      join(project, "group-app.ts"),
+      'import { App } from "corral";\n' +
+        "export default () =>\n" +
+        '  new App({ shared: {} }).route("GET", "/pid", (ctx) => ctx.response.text(200, String(process.pid)));\n',
+    );
+    await using group = await startExample(
+      "corral command",
+      [
+        join(project, "node_modules/.bin/corral"),
+        "group-app.ts",
+        "--port",
+        "0",
+        "--processes",
+        "2",
+      ],
+      { cwd: project },
+    );
+    expect(group.startupOutput).toContain("in total, 2 processes x (reserved");
+    expect((await servingPids(group.port, [], 100)).length).toBe(2);
   });
 
   test(

@@ -1,0 +1,189 @@
+import { availableParallelism } from "node:os";
+import { isAbsolute, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { formatBytes } from "corral/engine";
+import { type GroupStats, sumStats } from "./group-stats.ts";
+import type { ChildMessage } from "./messages.ts";
+import { restartDelayMs, stableAfterMs } from "./restart-delay.ts";
+import { SupervisedProcess } from "./supervised-process.ts";
+
+/** Options of `serve()`. */
+export interface ServeOptions {
+  /** Port every process binds with reusePort; 0 lets the first process pick one for all. */
+  readonly port: number;
+  /** Address to bind; 127.0.0.1 by default. */
+  readonly hostname?: string;
+  /** How many processes; the number of cores (`os.availableParallelism()`) by default. */
+  readonly processes?: number;
+  /** Where the one budget line goes; `console.log` by default, `null` for silence. */
+  readonly log?: ((line: string) => void) | null;
+  /** Stop every process gracefully on SIGINT or SIGTERM, then exit 0; true by default. */
+  readonly handleSignals?: boolean;
+  /** Grace period of the stop a signal starts; 5000 ms by default. */
+  readonly graceMs?: number;
+}
+
+/** A running group of processes serving one App on one port. */
+export interface Supervisor {
+  readonly hostname: string;
+  /** The port every process serves. */
+  readonly port: number;
+  /** How many processes the group keeps running. */
+  readonly processes: number;
+  /** The budget line: the total reserved memory, N x the per-process budget. */
+  readonly budget: string;
+  /** Processes restarted since start because they died. */
+  readonly restarts: number;
+  /** Process ids of the processes running now. */
+  pids(): number[];
+  /** The counters of every process, asked over IPC, and their sum. */
+  stats(): Promise<GroupStats>;
+  /** Stops every process gracefully (see `App.stop`); resolves when all have exited. */
+  stop(options?: { readonly graceMs?: number }): Promise<void>;
+}
+
+/**
+ * Serves the App of `entryModule` on every core: starts `processes` Bun processes, each listening
+ * on `port` with reusePort, restarts one that dies (after 100 ms, doubling to at most 5 s while it
+ * keeps dying), and prints one budget line with the total. The entry module's default export is an
+ * `App` or a function returning one (called once in each process); it must not listen itself.
+ *
+ * @example
+ * // app.ts: export default () => new App({ shared: {} }).route("GET", "/", (ctx) => ...);
+ * const group = await serve("./app.ts", { port: 3000, processes: 4 });
+ * console.log((await group.stats()).total.requests);
+ */
+export async function serve(entryModule: string | URL, options: ServeOptions): Promise<Supervisor> {
+  const processes = options.processes ?? availableParallelism();
+  if (!Number.isInteger(processes) || processes < 1 || processes > 1024) {
+    throw new RangeError(`corral: processes must be an integer from 1 to 1024, got ${processes}`);
+  }
+  if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
+    throw new RangeError(`corral: port must be an integer from 0 to 65535, got ${options.port}`);
+  }
+  const entryPath = entryModuleToPath(entryModule);
+  if (entryPath.includes("$bunfs")) {
+    // Inside `bun build --compile` there is no bun to start and no module file to load.
+    throw new TypeError(
+      "corral: serve() needs bun and the entry module on disk; a compiled executable can be run " +
+        "N times with listen({ reusePort: true }) instead",
+    );
+  }
+  const hostname = options.hostname ?? "127.0.0.1";
+  const graceMs = options.graceMs ?? 5000;
+  const running = new Set<SupervisedProcess>();
+  const failuresInARow: number[] = new Array(processes).fill(0);
+  const restartTimers = new Set<ReturnType<typeof setTimeout>>();
+  let restarts = 0;
+  let stopping: Promise<void> | null = null;
+  let port = options.port;
+  let started = false;
+
+  function start(index: number): Promise<ChildMessage & { type: "listening" }> {
+    return new Promise((resolveListening, rejectListening) => {
+      const child = new SupervisedProcess({
+        entryPath,
+        hostname,
+        port,
+        onListening: (_child, message) => resolveListening(message),
+        onExit(child, exitCode) {
+          running.delete(child);
+          rejectListening(
+            new Error(`corral: process ${index + 1} exited with code ${exitCode} before listening`),
+          );
+          const listened = child.listeningForMs >= 0;
+          if ((started || listened) && stopping === null) {
+            scheduleRestart(index, child.listeningForMs);
+          }
+        },
+      });
+      running.add(child);
+    });
+  }
+
+  function scheduleRestart(index: number, livedMs: number): void {
+    if (livedMs >= stableAfterMs) failuresInARow[index] = 0;
+    const timer = setTimeout(
+      () => {
+        restartTimers.delete(timer);
+        if (stopping !== null) return;
+        restarts++;
+        start(index).catch(() => {
+          // It died again before listening: its own exit scheduled the next restart.
+        });
+      },
+      restartDelayMs(failuresInARow[index]!++),
+    );
+    restartTimers.add(timer);
+  }
+
+  function stop({ graceMs: stopGraceMs = graceMs } = {}): Promise<void> {
+    stopping ??= (async () => {
+      for (const timer of restartTimers) clearTimeout(timer);
+      await Promise.all([...running].map((child) => child.stop(stopGraceMs)));
+    })();
+    return stopping;
+  }
+
+  let first: ChildMessage & { type: "listening" };
+  try {
+    // The first process binds (port 0 picks a free one); the others join it on its port.
+    first = await start(0);
+    port = first.port;
+    await Promise.all(Array.from({ length: processes - 1 }, (_, index) => start(index + 1)));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  started = true;
+  const budget =
+    `corral: reserved ${formatBytes(first.reservedBytes * processes)} in total, ` +
+    `${processes} processes x (${first.budget.replace(/^corral: /, "")})`;
+  const log = options.log === undefined ? console.log : options.log;
+  log?.(budget);
+  if (options.handleSignals ?? true) {
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
+      process.on(signal, () => {
+        log?.(`corral: ${signal}: stopping ${processes} processes`);
+        stop().then(() => process.exit(0));
+      });
+    }
+  }
+
+  let statsRequests = 0;
+  return {
+    hostname,
+    port,
+    processes,
+    budget,
+    get restarts() {
+      return restarts;
+    },
+    pids: () => [...running].map((child) => child.pid),
+    async stats() {
+      const id = ++statsRequests;
+      const children = [...running];
+      const answers = await Promise.all(children.map((child) => child.stats(id)));
+      const perProcess = children.flatMap((child, index) => {
+        const stats = answers[index];
+        return stats === undefined ? [] : [{ pid: child.pid, stats }];
+      });
+      return {
+        processes: perProcess.length,
+        restarts,
+        total: sumStats(perProcess.map(({ stats }) => stats)),
+        perProcess,
+      };
+    },
+    stop,
+  };
+}
+
+function entryModuleToPath(entryModule: string | URL): string {
+  if (entryModule instanceof URL) return fileURLToPath(entryModule);
+  if (typeof entryModule !== "string" || entryModule === "") {
+    throw new TypeError("corral: serve() needs the path of an entry module");
+  }
+  if (entryModule.startsWith("file:")) return fileURLToPath(entryModule);
+  return isAbsolute(entryModule) ? entryModule : resolve(entryModule);
+}
