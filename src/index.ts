@@ -31,6 +31,12 @@ export type { CookieOptions } from "./cookies/set-cookie.ts";
 export { Duration } from "./duration.ts";
 // Server-sent events
 export { EventChannel } from "./events/event-channel.ts";
+export type { EventSourceChannel } from "./events/event-source.ts";
+// Redis (shared state across processes and machines)
+export {
+  RedisEventChannel,
+  type RedisEventChannelOptions,
+} from "./events/redis-event-channel.ts";
 export {
   type ServerSentEventsOptions,
   type ServerSentEventsState,
@@ -56,12 +62,12 @@ export { decodeText, formDecodeInto, params, percentDecodeInto } from "./params/
 export { DecodeError } from "./params/decode-error.ts";
 export { ParameterLimitError } from "./params/parameter-limit-error.ts";
 export { type ParameterEntry, ParameterRecords } from "./params/parameter-records.ts";
-// Redis (shared state across processes and machines)
 export {
   RedisConnection,
   type RedisConnectionOptions,
   type RedisConnectionStats,
 } from "./redis/redis-connection.ts";
+export { RedisSubscriber } from "./redis/redis-subscriber.ts";
 export {
   RedisUnavailableError,
   type RedisUnavailableReason,
