@@ -72,7 +72,10 @@ export class RedisEventChannel<Payload> implements EventSourceChannel<Payload> {
     options: RedisEventChannelOptions,
   ): Promise<RedisEventChannel<Payload>> {
     const channel = new RedisEventChannel<Payload>(options);
-    await options.subscriber.subscribe(channel.#keys[2], () => channel.notifier.notify());
+    const wake = () => channel.notifier.notify();
+    await options.subscriber.subscribe(channel.#keys[2], wake);
+    // Streams whose read failed while the command connection was away read again once it is back.
+    options.redis.onReconnect(wake);
     return channel;
   }
 

@@ -76,6 +76,7 @@ export class RedisConnection {
   readonly commandTimeoutMs: number;
   readonly #client: RedisClient;
   #connects = 0;
+  readonly #reconnectListeners = new Set<() => void>();
   #pending = 0;
   #rejectedBusy = 0;
   #rejectedDisconnected = 0;
@@ -93,7 +94,8 @@ export class RedisConnection {
       maxRetries: 4_294_967_295,
     });
     this.#client.onconnect = () => {
-      this.#connects++;
+      if (++this.#connects === 1) return;
+      for (const listener of this.#reconnectListeners) listener();
     };
   }
 
@@ -178,6 +180,17 @@ export class RedisConnection {
       },
     );
     return promise;
+  }
+
+  /**
+   * Calls `listener` each time the connection comes back after a loss (not on the first
+   * connect): readers that failed meanwhile can try again now.
+   *
+   * @example
+   * redis.onReconnect(() => notifier.notify());
+   */
+  onReconnect(listener: () => void): void {
+    this.#reconnectListeners.add(listener);
   }
 
   /**
