@@ -18,5 +18,7 @@ const sessions =
         prefix: "corral:sessions-example:",
         capacity: 1024,
         lifetimeMs: 30 * 60_000,
+        // The same cap as the in-memory default's, held across every instance.
+        perOwner: { ownerOf: (data) => data.username, maxSessions: 5 },
       });
 serveExample("sessions", createSessionsApp(systemIo, { sessions }), parsed.rest);

@@ -5,8 +5,8 @@ import type { Session, SessionStorage } from "corral";
  * oldest session. One account (the demo ones are public) can then hold only `maxPerUser` places
  * of the store, and logging in over and over cannot fill it against everyone else. The lists
  * hold only users who signed in, each at most `maxPerUser` tokens, so they are bounded by the
- * user directory. The lists live in this process: with a store shared through Redis the cap
- * holds per instance (a user signing in on two instances may hold twice as many).
+ * user directory. The lists live in this process: with a store shared through Redis, give the
+ * store its own cap (`RedisSessionStore`'s `perOwner`) so that it holds across instances.
  *
  * @example
  * const perUser = new UserSessions(store, 5);

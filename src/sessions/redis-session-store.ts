@@ -10,9 +10,9 @@ import { decodeSessionToken, generateSessionToken, sessionTokenBytes } from "./s
  * Options of `new RedisSessionStore()`.
  *
  * @example
- * const options: RedisSessionStoreOptions = { redis, capacity: 100_000, lifetimeMs: 1_800_000 };
+ * const options: RedisSessionStoreOptions<{ user: string }> = { redis, capacity: 100_000, lifetimeMs: 1_800_000 };
  */
-export interface RedisSessionStoreOptions {
+export interface RedisSessionStoreOptions<Data> {
   /** The process's connection to Redis (`RedisConnection.open`). */
   readonly redis: RedisConnection;
   /** The most sessions held at once, across every instance sharing the prefix. */
@@ -23,6 +23,14 @@ export interface RedisSessionStoreOptions {
   readonly prefix?: string;
   /** Randomness for tokens and the monotonic clock of `expiresAtMs`; `systemIo` by default. */
   readonly io?: Io;
+  /**
+   * A cap per owner (a user, say) across every instance: a new session past `maxSessions`
+   * ends that owner's oldest first, so one account cannot fill the store. None by default.
+   */
+  readonly perOwner?: {
+    readonly ownerOf: (data: Data) => string;
+    readonly maxSessions: number;
+  };
 }
 
 /**
@@ -51,9 +59,11 @@ export class RedisSessionStore<Data> implements SessionStorage<Data> {
   readonly #redis: RedisConnection;
   readonly #io: Io;
   readonly #indexKey: string;
+  readonly #perOwner: RedisSessionStoreOptions<Data>["perOwner"];
+  #displaced = 0;
   readonly #hasher = new Bun.CryptoHasher("sha256");
 
-  constructor(options: RedisSessionStoreOptions) {
+  constructor(options: RedisSessionStoreOptions<Data>) {
     const { capacity, lifetimeMs } = options;
     if (!Number.isSafeInteger(capacity) || capacity < 1) {
       throw new RangeError(
@@ -71,6 +81,18 @@ export class RedisSessionStore<Data> implements SessionStorage<Data> {
     this.#redis = options.redis;
     this.#io = options.io ?? systemIo;
     this.#indexKey = `${this.prefix}expiry`;
+    const maxPerOwner = options.perOwner?.maxSessions;
+    if (maxPerOwner !== undefined && (!Number.isSafeInteger(maxPerOwner) || maxPerOwner < 1)) {
+      throw new RangeError(
+        `corral: perOwner.maxSessions must be a whole number >= 1, got ${maxPerOwner}`,
+      );
+    }
+    this.#perOwner = options.perOwner;
+  }
+
+  /** Sessions this instance ended because their owner started one more than `perOwner` allows. */
+  get displaced(): number {
+    return this.#displaced;
   }
 
   async create(data: Data): Promise<Session<Data>> {
@@ -79,15 +101,19 @@ export class RedisSessionStore<Data> implements SessionStorage<Data> {
     const digest = this.#digest(bytes);
     const reply = (await this.#redis.command("EVAL", [
       createScript,
-      "2",
+      "3",
       this.#sessionKey(digest),
       this.#indexKey,
+      `${this.prefix}owner:${this.#perOwner?.ownerOf(data) ?? ""}`,
       JSON.stringify(data),
       String(this.lifetimeMs),
       String(this.capacity),
       digest,
-    ])) as [number, number];
-    const [outcome, untilFreeMs] = reply;
+      String(this.#perOwner?.maxSessions ?? 0),
+      this.#sessionKey(""),
+    ])) as [number, number, number];
+    const [outcome, untilFreeMs, displaced] = reply;
+    this.#displaced += displaced;
     if (outcome === 0) {
       throw new SessionStoreFullError(this.capacity, Math.max(1, Math.ceil(untilFreeMs / 1000)));
     }

@@ -87,6 +87,16 @@ test("a login on A is valid on B, a logout on B ends it on A, and a Redis expiry
   });
 });
 
+test("five sessions per user across both instances: a sixth login on either ends the oldest", async () => {
+  await using a = await startExample("sessions", exampleCommand(server.url));
+  await using b = await startExample("sessions", exampleCommand(server.url));
+  const cookies: string[] = [];
+  for (let n = 0; n < 6; n++) cookies.push(await login((n % 2 === 0 ? a : b).baseUrl));
+  const onA: unknown[] = [];
+  for (const cookie of cookies) onA.push((await account(a.baseUrl, cookie))[0]);
+  expect(onA).toEqual([303, 200, 200, 200, 200, 200]);
+});
+
 test("Redis down: the account page fails closed with 503 and Retry-After, then works again", async () => {
   await using own = await startRedisServer();
   await using example = await startExample("sessions", exampleCommand(own.url));

@@ -96,6 +96,52 @@ test("capacity is shared: two instances together hold at most capacity sessions"
   ]);
 });
 
+test("a cap per owner holds across instances: exactly the cap fits, one more ends the oldest", async () => {
+  const connections = [
+    await RedisConnection.open({ url: server.url }),
+    await RedisConnection.open({ url: server.url }),
+  ];
+  const perOwner = { ownerOf: (data: { user: string }) => data.user, maxSessions: 2 };
+  const [a, b] = connections.map(
+    (redis) =>
+      new RedisSessionStore<{ user: string }>({
+        redis,
+        prefix: "owners:",
+        capacity: 10,
+        lifetimeMs: 60_000,
+        perOwner,
+      }),
+  ) as [RedisSessionStore<{ user: string }>, RedisSessionStore<{ user: string }>];
+  const first = await a.create({ user: "ada" });
+  const second = await b.create({ user: "ada" });
+  const grace = await b.create({ user: "grace" });
+  const atCap = [await a.get(first.token), await a.get(second.token)].map((s) => s?.data.user);
+  const third = await b.create({ user: "ada" }); // one over on the other instance
+  // A logged-out session no longer counts: after a logout of the newest, one more fits and the
+  // oldest stays.
+  await a.revoke(third.token);
+  const fourth = await a.create({ user: "ada" });
+  const valid = async (token: string) => (await b.get(token)) !== undefined;
+  expect({
+    atCap,
+    first: await valid(first.token),
+    second: await valid(second.token),
+    third: await valid(third.token),
+    fourth: await valid(fourth.token),
+    grace: await valid(grace.token),
+    displaced: [a.displaced, b.displaced],
+  }).toEqual({
+    atCap: ["ada", "ada"],
+    first: false,
+    second: true,
+    third: false,
+    fourth: true,
+    grace: true,
+    displaced: [0, 1],
+  });
+  for (const connection of connections) connection.close();
+});
+
 test("Redis down: session checks fail closed with a 503, and come back once it is up", async () => {
   await using own = await startRedisServer();
   const redis = await RedisConnection.open({ url: own.url });
