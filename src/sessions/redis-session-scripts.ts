@@ -45,15 +45,26 @@ end
 return {1, 0, displaced}
 `;
 
+// A key whose PTTL is down to 0 still exists for under a millisecond: both scripts count it as
+// expired and remove it, so that get and revoke agree on the same session.
+
 /** KEYS: session key. Returns {data, ms left} or nil. */
 export const getScript = `
 local data = redis.call('GET', KEYS[1])
 if not data then return nil end
-return {data, redis.call('PTTL', KEYS[1])}
+local left = redis.call('PTTL', KEYS[1])
+if left < 1 then
+  redis.call('DEL', KEYS[1])
+  return nil
+end
+return {data, left}
 `;
 
 /** KEYS: session key, expiry index. ARGV: index member. Returns 1 when a valid session ended. */
 export const revokeScript = `
 redis.call('ZREM', KEYS[2], ARGV[1])
-return redis.call('DEL', KEYS[1])
+local left = redis.call('PTTL', KEYS[1])
+redis.call('DEL', KEYS[1])
+if left > 0 then return 1 end
+return 0
 `;
