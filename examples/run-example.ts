@@ -14,5 +14,9 @@ if (name === undefined || !available.includes(name)) {
   process.exit(2);
 }
 const entryPath = `${import.meta.dir}/${name}/main.ts`;
-const entry = (await import(entryPath)) as { default: CreateApp };
-await serveExample(name, entryPath, entry.default, rest);
+// An example with options of its own (sessions: --redis) takes them out first.
+const entry = (await import(entryPath)) as {
+  default: CreateApp;
+  prepare?: (args: readonly string[]) => readonly string[];
+};
+await serveExample(name, entryPath, entry.default, entry.prepare?.(rest) ?? rest);

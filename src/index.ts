@@ -31,6 +31,12 @@ export type { CookieOptions } from "./cookies/set-cookie.ts";
 export { Duration } from "./duration.ts";
 // Server-sent events
 export { EventChannel } from "./events/event-channel.ts";
+export type { EventSourceChannel } from "./events/event-source.ts";
+// Redis (shared state across processes and machines)
+export {
+  RedisEventChannel,
+  type RedisEventChannelOptions,
+} from "./events/redis-event-channel.ts";
 export {
   type ServerSentEventsOptions,
   type ServerSentEventsState,
@@ -57,6 +63,16 @@ export { decodeText, formDecodeInto, params, percentDecodeInto } from "./params/
 export { DecodeError } from "./params/decode-error.ts";
 export { ParameterLimitError } from "./params/parameter-limit-error.ts";
 export { type ParameterEntry, ParameterRecords } from "./params/parameter-records.ts";
+export {
+  RedisConnection,
+  type RedisConnectionOptions,
+  type RedisConnectionStats,
+} from "./redis/redis-connection.ts";
+export { RedisSubscriber } from "./redis/redis-subscriber.ts";
+export {
+  RedisUnavailableError,
+  type RedisUnavailableReason,
+} from "./redis/redis-unavailable-error.ts";
 export { MultipartError, type MultipartPart } from "./request/multipart.ts";
 export type { RemoteAddress } from "./request/remote-address.ts";
 export { MediaTypeError, RequestView, type RequestViewLimits } from "./request-view.ts";
@@ -85,8 +101,13 @@ export {
 export type { WorkerPoolStats } from "./services/worker-pool-stats.ts";
 // Sessions
 export { constantTimeEqual } from "./sessions/constant-time-equal.ts";
+export {
+  RedisSessionStore,
+  type RedisSessionStoreOptions,
+} from "./sessions/redis-session-store.ts";
 export { SessionCookie, type SessionCookieOptions } from "./sessions/session-cookie.ts";
 export { SessionStoreFullError } from "./sessions/session-errors.ts";
+export type { SessionStorage } from "./sessions/session-storage.ts";
 export {
   maxSessionCapacity,
   type Session,

@@ -1,10 +1,47 @@
-// `bun run example sessions --port <port>`: login, a protected page and logout with sessions.
+// `bun run example sessions --port <port> [--processes <n>] [--redis redis://host:port]`: login,
+// a protected page and logout with sessions; with --redis, every instance on that Redis shares
+// them (and so do the processes of --processes N).
+import { RedisSessionStore, systemIo } from "corral";
+import { openRedisOrExit, takeRedisArgument } from "../shared/redis-argument.ts";
 import { serveExample } from "../shared/serve-example.ts";
-import { createSessionsApp } from "./sessions-app.ts";
+import { createSessionsApp, type SessionData } from "./sessions-app.ts";
 
-/** Makes the App; each process of `--processes N` makes its own. */
-const createApp = createSessionsApp;
+/** Where the main process leaves `--redis` for the processes of `--processes N` (inherited). */
+const redisUrlVariable = "CORRAL_SESSIONS_EXAMPLE_REDIS";
+
+/** Makes the App; each process of `--processes N` makes its own, on the same Redis if any. */
+async function createApp() {
+  const redisUrl = process.env[redisUrlVariable];
+  const sessions =
+    redisUrl === undefined
+      ? undefined
+      : new RedisSessionStore<SessionData>({
+          redis: await openRedisOrExit("sessions", redisUrl),
+          prefix: "corral:sessions-example:",
+          capacity: 1024,
+          lifetimeMs: 30 * 60_000,
+          // The same cap as the in-memory default's, held across every instance.
+          perOwner: { ownerOf: (data) => data.username, maxSessions: 5 },
+        });
+  return createSessionsApp(systemIo, { sessions });
+}
 export default createApp;
 
-if (import.meta.main)
-  await serveExample("sessions", import.meta.path, createApp, process.argv.slice(2));
+/**
+ * Takes this example's own option (`--redis URL`) out of the command line and leaves it where
+ * `createApp` (in this process or in the processes of `--processes N`) finds it; returns the
+ * rest for `serveExample`. A bad option is one line and exit status 2.
+ */
+export function prepare(args: readonly string[]): readonly string[] {
+  const parsed = takeRedisArgument(args, "sessions");
+  if (typeof parsed === "string") {
+    console.error(parsed);
+    process.exit(2);
+  }
+  if (parsed.redisUrl !== undefined) process.env[redisUrlVariable] = parsed.redisUrl;
+  return parsed.rest;
+}
+
+if (import.meta.main) {
+  await serveExample("sessions", import.meta.path, createApp, prepare(process.argv.slice(2)));
+}

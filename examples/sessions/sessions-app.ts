@@ -6,6 +6,7 @@ import {
   type Io,
   params,
   SessionCookie,
+  type SessionStorage,
   SessionStore,
   SessionStoreFullError,
   systemIo,
@@ -35,11 +36,17 @@ export interface SessionsAppOptions {
   readonly maxSessionsPerUser?: number;
   /** How long a session lasts from login, in milliseconds; never extended. Default 30 minutes. */
   readonly sessionLifetimeMs?: number;
+  /**
+   * Where sessions live: a `RedisSessionStore` shares them with every instance using the same
+   * Redis. Default: a `SessionStore` in this process's memory, sized by `maxSessions` and
+   * `sessionLifetimeMs`.
+   */
+  readonly sessions?: SessionStorage<SessionData>;
 }
 
 /** The example's shared state, exposed for tests. */
 export interface SessionsShared {
-  readonly sessions: SessionStore<SessionData>;
+  readonly sessions: SessionStorage<SessionData>;
   readonly perUser: UserSessions<SessionData>;
   readonly cookie: SessionCookie;
   readonly users: UserDirectory;
@@ -67,11 +74,13 @@ export function createSessionsApp(
   options: SessionsAppOptions = {},
 ): App<SessionsShared> {
   const secure = options.secureCookies ?? false;
-  const sessions = new SessionStore<SessionData>({
-    capacity: options.maxSessions ?? 1024,
-    lifetimeMs: options.sessionLifetimeMs ?? 30 * 60_000,
-    io,
-  });
+  const sessions =
+    options.sessions ??
+    new SessionStore<SessionData>({
+      capacity: options.maxSessions ?? 1024,
+      lifetimeMs: options.sessionLifetimeMs ?? 30 * 60_000,
+      io,
+    });
   const shared: SessionsShared = {
     sessions,
     perUser: new UserSessions(sessions, options.maxSessionsPerUser ?? 5),
@@ -84,7 +93,7 @@ export function createSessionsApp(
 
   app.route("GET", "/login", (ctx) => html(ctx, 200, loginPage()));
 
-  app.route("POST", "/login", (ctx) => {
+  app.route("POST", "/login", async (ctx) => {
     const { sessions, perUser, cookie, users } = ctx.shared;
     if (!isSameOrigin(ctx.request, secure ? "https" : "http")) {
       throw new HttpError(403, "Forbidden: this sign-in form was posted from another site");
@@ -101,15 +110,15 @@ export function createSessionsApp(
     }
     // A fresh token on every login, and the one the client had (if any) ends now: a token
     // planted before login never becomes a signed-in session (session fixation, OWASP).
-    sessions.revoke(cookie.read(ctx.request));
-    const session = startSession(perUser, { username });
+    await sessions.revoke(cookie.read(ctx.request));
+    const session = await startSession(perUser, { username });
     cookie.set(ctx.response, session);
     // RFC 9110 §15.4.4: 303 makes the browser follow with a GET, so a reload does not post again.
     ctx.response.redirect(303, "/account");
   });
 
-  app.route("GET", "/account", (ctx) => {
-    const session = currentSession(ctx);
+  app.route("GET", "/account", async (ctx) => {
+    const session = await currentSession(ctx);
     if (session === undefined) {
       ctx.response.redirect(303, "/login");
       return;
@@ -118,8 +127,8 @@ export function createSessionsApp(
     html(ctx, 200, accountPage(session.data.username, seconds));
   });
 
-  app.route("POST", "/logout", (ctx) => {
-    ctx.shared.sessions.revoke(ctx.shared.cookie.read(ctx.request));
+  app.route("POST", "/logout", async (ctx) => {
+    await ctx.shared.sessions.revoke(ctx.shared.cookie.read(ctx.request));
     ctx.shared.cookie.clear(ctx.response);
     ctx.response.redirect(303, "/login");
   });
@@ -127,11 +136,14 @@ export function createSessionsApp(
   return app;
 }
 
-/** The session the request's cookie names; a cookie that names none is cleared. */
-function currentSession(ctx: SessionsContext) {
+/**
+ * The session the request's cookie names; a cookie that names none is cleared. When the store
+ * cannot answer (Redis down), this rejects with a 503 `RedisUnavailableError`: fail closed.
+ */
+async function currentSession(ctx: SessionsContext) {
   const { sessions, cookie } = ctx.shared;
   const token = cookie.read(ctx.request);
-  const session = sessions.get(token);
+  const session = await sessions.get(token);
   if (session === undefined && token !== undefined) cookie.clear(ctx.response);
   return session;
 }
@@ -153,9 +165,9 @@ function decodeField(raw: string | undefined, maxBytes: number): Uint8Array {
  * oldest one expires and a place is certain to be free (a logout may free one sooner). Nobody
  * else signed in is evicted.
  */
-function startSession(perUser: UserSessions<SessionData>, data: SessionData) {
+async function startSession(perUser: UserSessions<SessionData>, data: SessionData) {
   try {
-    return perUser.start(data);
+    return await perUser.start(data);
   } catch (error) {
     if (!(error instanceof SessionStoreFullError)) throw error;
     throw new HttpError(503, "Too many people are signed in; try again in a while.", {

@@ -1,5 +1,6 @@
 import { Notifier } from "../notifier.ts";
-import { EventRing } from "../sse/event-ring.ts";
+import { EventRing, type EventRingRead } from "../sse/event-ring.ts";
+import type { EventSourceChannel } from "./event-source.ts";
 
 /**
  * A producer's outlet: published events go into a fixed replay ring (finite `Last-Event-ID`
@@ -15,7 +16,7 @@ import { EventRing } from "../sse/event-ring.ts";
  * });
  * progress.publish({ job: 1, percent: 40 });
  */
-export class EventChannel<Payload> {
+export class EventChannel<Payload> implements EventSourceChannel<Payload> {
   readonly ring: EventRing<Payload>;
   readonly notifier: Notifier;
 
@@ -29,6 +30,16 @@ export class EventChannel<Payload> {
     const id = this.ring.publish(payload);
     this.notifier.notify();
     return id;
+  }
+
+  /** The cursor of a new stream: after the newest event, or before the oldest in the ring. */
+  startCursor(from: "latest" | "oldest"): number {
+    return from === "oldest" ? this.ring.oldestId - 1 : this.ring.latestId;
+  }
+
+  /** Up to `maxEvents` events after `lastSeenId` from the ring (see `EventRing.readAfter`). */
+  readAfter(lastSeenId: number, maxEvents: number): EventRingRead<Payload> {
+    return this.ring.readAfter(lastSeenId, maxEvents);
   }
 
   /** Id of the newest event (0 before the first). */

@@ -1,5 +1,7 @@
 import type { Context } from "../context.ts";
 import type { ContinuationSpec } from "../continuation.ts";
+import { RedisUnavailableError } from "../redis/redis-unavailable-error.ts";
+import type { EventRingRead } from "../sse/event-ring.ts";
 import { encodeGapEvent } from "../sse/gap-event.ts";
 import { parseLastEventId } from "../sse/last-event-id.ts";
 import {
@@ -7,7 +9,7 @@ import {
   encodeServerSentEvent,
   serverSentEventsContentType,
 } from "../sse/sse-encoder.ts";
-import type { EventChannel } from "./event-channel.ts";
+import type { EventSourceChannel } from "./event-source.ts";
 
 /** Options of `serverSentEvents()`. */
 export interface ServerSentEventsOptions<Shared, Params, Locals, Payload> {
@@ -47,7 +49,7 @@ export interface ServerSentEventsState {
  * app.continuation("GET", "/events", serverSentEvents(progress, { heartbeatMs: 15_000 }));
  */
 export function serverSentEvents<Shared, Params, Locals, Payload>(
-  channel: EventChannel<Payload>,
+  channel: EventSourceChannel<Payload>,
   options: ServerSentEventsOptions<Shared, Params, Locals, Payload> = {},
 ): ContinuationSpec<Shared, Params, Locals, ServerSentEventsState> {
   const encode = options.encode ?? ((payload: Payload) => JSON.stringify(payload));
@@ -60,15 +62,17 @@ export function serverSentEvents<Shared, Params, Locals, Payload>(
     ...(options.cleanup === undefined ? {} : { cleanup: options.cleanup }),
     // A state already finished (a wrapper found the client has the last event) answers 204.
     noContent: (state) => state.finished,
-    state(ctx) {
+    async state(ctx) {
       ctx.response.header("Cache-Control", "no-cache");
       const lastEventId = parseLastEventId(ctx.request.header("last-event-id"));
-      const start = options.startFrom === "oldest" ? channel.ring.oldestId - 1 : channel.latestId;
-      return { cursor: lastEventId ?? start, finished: false };
+      const cursor = lastEventId ?? (await channel.startCursor(options.startFrom ?? "latest"));
+      return { cursor, finished: false };
     },
     async step(ctx, state, writer, reason) {
       if (state.finished) return "finish";
-      const read = channel.ring.readAfter(state.cursor, maxEvents);
+      const read = await readOrWait(channel, state.cursor, maxEvents);
+      // The shared store is away: keep the stream open and its cursor; the reconnect wakes it.
+      if (read === undefined) return "wait";
       let written = 0;
       if (read.gap) {
         await writer.writeAll(encodeGapEvent(state.cursor, read.events[0]?.id ?? read.nextId));
@@ -100,4 +104,18 @@ export function serverSentEvents<Shared, Params, Locals, Payload>(
       return "wait";
     },
   };
+}
+
+/** The channel's next events, or `undefined` while a shared (Redis) channel cannot be read. */
+async function readOrWait<Payload>(
+  channel: EventSourceChannel<Payload>,
+  cursor: number,
+  maxEvents: number,
+): Promise<EventRingRead<Payload> | undefined> {
+  try {
+    return await channel.readAfter(cursor, maxEvents);
+  } catch (error) {
+    if (error instanceof RedisUnavailableError) return undefined;
+    throw error;
+  }
 }

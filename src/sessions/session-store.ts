@@ -1,6 +1,7 @@
 import { type Io, systemIo } from "../io.ts";
 import { constantTimeEqual } from "./constant-time-equal.ts";
 import { SessionStoreFullError } from "./session-errors.ts";
+import type { SessionStorage } from "./session-storage.ts";
 import { decodeSessionToken, generateSessionToken, sessionTokenBytes } from "./session-token.ts";
 
 /**
@@ -23,7 +24,7 @@ export interface SessionStoreOptions {
  * measured at that moment.
  *
  * @example
- * const session: Session<{ user: string }> | undefined = store.get(token);
+ * const session: Session<{ user: string }> | undefined = await store.get(token);
  * if (session) console.log(session.data.user, session.remainingMs);
  */
 export interface Session<Data> {
@@ -66,11 +67,11 @@ const noSlot = -1;
  *
  * @example
  * const sessions = new SessionStore<{ user: string }>({ capacity: 1000, lifetimeMs: 3_600_000 });
- * const { token } = sessions.create({ user: "ada" }); // may throw SessionStoreFullError
- * sessions.get(token)?.data.user; // "ada", until it expires or is revoked
- * sessions.revoke(token); // logout: true
+ * const { token } = await sessions.create({ user: "ada" }); // may reject: SessionStoreFullError
+ * (await sessions.get(token))?.data.user; // "ada", until it expires or is revoked
+ * await sessions.revoke(token); // logout: true
  */
-export class SessionStore<Data> {
+export class SessionStore<Data> implements SessionStorage<Data> {
   /** The most sessions held at once. */
   readonly capacity: number;
   /** How long each session lives from its creation, in milliseconds. */
@@ -133,13 +134,13 @@ export class SessionStore<Data> {
 
   /**
    * Starts a session holding `data` and returns it with its new token. Expired sessions are
-   * removed first; if every slot still holds a valid session, throws `SessionStoreFullError`.
+   * removed first; if every slot still holds a valid session, rejects with `SessionStoreFullError`.
    *
    * @example
-   * const session = sessions.create({ user: "ada" });
+   * const session = await sessions.create({ user: "ada" });
    * cookie.set(ctx.response, session);
    */
-  create(data: Data): Session<Data> {
+  async create(data: Data): Promise<Session<Data>> {
     const now = this.#io.monotonicNow();
     this.#removeExpired(now);
     if (this.#freeCount === 0) {
@@ -171,10 +172,10 @@ export class SessionStore<Data> {
    * unknown, revoked or expired token (an expired one is removed now). Never extends the session.
    *
    * @example
-   * const session = sessions.get(ctx.request.cookie("session"));
+   * const session = await sessions.get(ctx.request.cookie("session"));
    * if (!session) return ctx.response.redirect(303, "/login");
    */
-  get(token: string | undefined): Session<Data> | undefined {
+  async get(token: string | undefined): Promise<Session<Data> | undefined> {
     const slot = this.#find(token);
     if (slot === noSlot) return undefined;
     const now = this.#io.monotonicNow();
@@ -196,9 +197,9 @@ export class SessionStore<Data> {
    * valid session was ended; an expired one is removed too, but answers `false`.
    *
    * @example
-   * sessions.revoke(ctx.request.cookie("session"));
+   * await sessions.revoke(ctx.request.cookie("session"));
    */
-  revoke(token: string | undefined): boolean {
+  async revoke(token: string | undefined): Promise<boolean> {
     const slot = this.#find(token);
     if (slot === noSlot) return false;
     const wasValid = this.#io.monotonicNow() < this.#expiresAt[slot]!;

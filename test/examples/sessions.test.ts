@@ -6,6 +6,7 @@ import {
   createSessionsApp,
   type SessionsAppOptions,
 } from "../../examples/sessions/sessions-app.ts";
+import { heldSessions } from "./support/held-sessions.ts";
 import { startExample } from "./support/start-example.ts";
 
 const tokenCookie = /^session=([A-Za-z0-9_-]{43}); Max-Age=1800; Path=\/; HttpOnly; SameSite=Lax$/;
@@ -184,7 +185,7 @@ describe("in process, on a manual clock", () => {
       logout: [logout.status, logout.headers.getSetCookie()],
       ada: (await account(ada)).status,
       grace: (await account(grace)).status,
-      size: app.shared.sessions.size,
+      size: heldSessions(app.shared),
     }).toEqual({ logout: [303, [clearedCookie]], ada: 303, grace: 200, size: 1 });
   });
 
@@ -207,7 +208,7 @@ describe("in process, on a manual clock", () => {
       differs: renewed !== first,
       first: (await account(first)).status,
       renewed: (await account(renewed)).status,
-      size: app.shared.sessions.size,
+      size: heldSessions(app.shared),
     }).toEqual({ differs: true, first: 303, renewed: 200, size: 1 });
   });
 
@@ -285,7 +286,7 @@ describe("in process, on a manual clock", () => {
       statuses.push((await account(cookie)).status);
     expect({
       statuses,
-      size: app.shared.sessions.size,
+      size: heldSessions(app.shared),
       displaced: app.shared.perUser.displaced,
     }).toEqual({ statuses: [303, 303, 200, 303, 200, 200], size: 3, displaced: 2 });
   });
@@ -315,7 +316,7 @@ describe("in process, on a manual clock", () => {
       answers,
       none: none.status,
       forbidden: [forbidden.status, await forbidden.text()],
-      size: app.shared.sessions.size,
+      size: heldSessions(app.shared),
     }).toEqual({
       answers: {
         "http://evil.example": [403, false],

@@ -11,9 +11,11 @@ function cookieApp(cookie: SessionCookie, lifetimeMs: number) {
   const io = new ManualIo({ randomBytes: (target) => target.fill(0xff) });
   const sessions = new SessionStore<string>({ capacity: 4, lifetimeMs, io });
   const app = new App({ shared: {}, io });
-  app.route("POST", "/login", (ctx) => cookie.set(ctx.response, sessions.create("ada")));
-  app.route("GET", "/refresh", (ctx) => {
-    const session = sessions.get(cookie.read(ctx.request));
+  app.route("POST", "/login", async (ctx) =>
+    cookie.set(ctx.response, await sessions.create("ada")),
+  );
+  app.route("GET", "/refresh", async (ctx) => {
+    const session = await sessions.get(cookie.read(ctx.request));
     if (session) cookie.set(ctx.response, session);
   });
   app.route("POST", "/logout", (ctx) => cookie.clear(ctx.response));

@@ -1,108 +1,183 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualIo } from "../../src/io.ts";
 import { SessionStoreFullError } from "../../src/sessions/session-errors.ts";
 import { maxSessionCapacity, SessionStore } from "../../src/sessions/session-store.ts";
-import { encodeSessionToken } from "../../src/sessions/session-token.ts";
+import {
+  countingIo,
+  inMemory,
+  inRedis,
+  type StoreKind,
+  tokenNumber,
+} from "./session-store-harness.ts";
 
-/** A ManualIo whose random bytes are a counter: token n is 31 zero bytes and then n. */
-function countingIo(): ManualIo {
-  let counter = 0;
-  return new ManualIo({
-    randomBytes: (target) => {
-      target.fill(0);
-      target[target.length - 1] = ++counter;
-      return target;
-    },
-  });
-}
+// One suite, passed by both stores: what a login, a page view and a logout rely on.
+describe.each<StoreKind>([inMemory, inRedis()])("$name", (kind) => {
+  beforeAll(() => kind.setUp());
+  afterAll(() => kind.close());
 
-function tokenNumber(n: number): string {
-  const bytes = new Uint8Array(32);
-  bytes[31] = n;
-  return encodeSessionToken(bytes);
-}
+  function store(capacity: number, lifetimeMs: number, io = countingIo()) {
+    return { io, sessions: kind.make<{ user: string }>(capacity, lifetimeMs, io) };
+  }
 
-function store(capacity: number, lifetimeMs: number, io = countingIo()) {
-  return { io, sessions: new SessionStore<{ user: string }>({ capacity, lifetimeMs, io }) };
-}
+  async function rejection(promise: Promise<unknown>): Promise<unknown> {
+    return promise.then(
+      () => "resolved",
+      (error: unknown) => error,
+    );
+  }
 
-describe("SessionStore: tokens and data", () => {
-  test("create hands out the Io's random bytes as a token and get finds the data again", () => {
-    const { sessions } = store(4, 1000);
-    const ada = sessions.create({ user: "ada" });
-    const bob = sessions.create({ user: "bob" });
-    expect({
-      ada,
-      bob: bob.token,
-      found: sessions.get(ada.token)?.data,
-      size: sessions.size,
-    }).toEqual({
-      ada: { token: tokenNumber(1), data: { user: "ada" }, expiresAtMs: 1000, remainingMs: 1000 },
+  test("create hands out the Io's random bytes as a token and get finds the data again", async () => {
+    const { sessions } = store(4, 60_000);
+    const ada = await sessions.create({ user: "ada" });
+    const bob = await sessions.create({ user: "bob" });
+    expect({ ada, bob: bob.token, found: (await sessions.get(ada.token))?.data }).toEqual({
+      ada: {
+        token: tokenNumber(1),
+        data: { user: "ada" },
+        expiresAtMs: 60_000,
+        remainingMs: 60_000,
+      },
       bob: tokenNumber(2),
       found: { user: "ada" },
-      size: 2,
     });
   });
 
-  test("absent, malformed and unknown tokens find nothing", () => {
-    const { sessions } = store(4, 1000);
-    const { token } = sessions.create({ user: "ada" });
+  test("absent, malformed and unknown tokens find nothing", async () => {
+    const { sessions } = store(4, 60_000);
+    const { token } = await sessions.create({ user: "ada" });
     const nonCanonical = `${token.slice(0, 42)}F`; // decodes to the same bytes if not refused
     const lookups = [undefined, "", "x", `${token} `, ` ${token}`, nonCanonical, tokenNumber(9)];
-    expect(lookups.map((text) => sessions.get(text))).toEqual(lookups.map(() => undefined));
-    expect(sessions.get(token)?.data).toEqual({ user: "ada" });
+    const found = await Promise.all(lookups.map((text) => sessions.get(text)));
+    expect(found).toEqual(lookups.map(() => undefined));
+    expect((await sessions.get(token))?.data).toEqual({ user: "ada" });
   });
 
-  test("a token one bit away from a stored one is not that session", () => {
-    const { sessions } = store(4, 1000);
-    const { token } = sessions.create({ user: "ada" });
-    expect([sessions.get(tokenNumber(3)), sessions.revoke(tokenNumber(3))]).toEqual([
+  test("a token one bit away from a stored one is not that session", async () => {
+    const { sessions } = store(4, 60_000);
+    const { token } = await sessions.create({ user: "ada" });
+    expect([await sessions.get(tokenNumber(3)), await sessions.revoke(tokenNumber(3))]).toEqual([
       undefined,
       false,
     ]);
-    expect(sessions.get(token)?.data).toEqual({ user: "ada" });
+    expect((await sessions.get(token))?.data).toEqual({ user: "ada" });
   });
 
-  test("randomness that repeats a live token is an error, and nothing is stored", () => {
+  test("randomness that repeats a live token is an error, and nothing is stored", async () => {
     const io = new ManualIo({ randomBytes: (target) => target.fill(7) });
-    const sessions = new SessionStore<string>({ capacity: 4, lifetimeMs: 1000, io });
-    const first = sessions.create("first");
-    expect(() => sessions.create("second")).toThrow(/already in use/);
-    expect([sessions.size, sessions.get(first.token)?.data]).toEqual([1, "first"]);
+    const sessions = kind.make<string>(4, 60_000, io);
+    const first = await sessions.create("first");
+    const error = await rejection(sessions.create("second"));
+    expect(String(error)).toMatch(/already in use/);
+    expect((await sessions.get(first.token))?.data).toBe("first");
+  });
+
+  test("a session expires a fixed time after creation and using it never extends it", async () => {
+    const { io, sessions } = store(4, 300);
+    const { token } = await sessions.create({ user: "ada" });
+    const first = await sessions.get(token);
+    const second = await sessions.get(token);
+    await kind.expire(sessions, token, io);
+    expect({
+      extended: (second?.remainingMs ?? 0) > (first?.remainingMs ?? 0),
+      within: (first?.remainingMs ?? 0) <= 300,
+      expired: await sessions.get(token),
+      revokedAfter: await sessions.revoke(token),
+    }).toEqual({ extended: false, within: true, expired: undefined, revokedAfter: false });
+  });
+
+  test("revoke ends a session at once and only once", async () => {
+    const { sessions } = store(4, 60_000);
+    const ada = await sessions.create({ user: "ada" });
+    const bob = await sessions.create({ user: "bob" });
+    const results = [await sessions.revoke(ada.token), await sessions.revoke(ada.token)];
+    expect({
+      results,
+      ada: await sessions.get(ada.token),
+      bob: (await sessions.get(bob.token))?.data,
+      none: await sessions.revoke(undefined),
+    }).toEqual({ results: [true, false], ada: undefined, bob: { user: "bob" }, none: false });
+  });
+
+  test("exactly capacity sessions fit; one more is SessionStoreFullError and evicts nobody", async () => {
+    const { sessions } = store(3, 10_000);
+    const tokens: string[] = [];
+    for (const n of [0, 1, 2]) tokens.push((await sessions.create({ user: `user${n}` })).token);
+    const error = await rejection(sessions.create({ user: "one too many" }));
+    expect(error).toBeInstanceOf(SessionStoreFullError);
+    const full = error as SessionStoreFullError;
+    const stillValid = await Promise.all(tokens.map((token) => sessions.get(token)));
+    expect({
+      capacity: full.capacity,
+      retryAfterInRange: full.retryAfterSeconds >= 1 && full.retryAfterSeconds <= 10,
+      stillValid: stillValid.map((session) => session?.data.user),
+    }).toEqual({ capacity: 3, retryAfterInRange: true, stillValid: ["user0", "user1", "user2"] });
+  });
+
+  test("after a revoke one more fits, and then the store is full again", async () => {
+    const { sessions } = store(2, 60_000);
+    const first = await sessions.create({ user: "a" });
+    await sessions.create({ user: "b" });
+    const before = await rejection(sessions.create({ user: "c" }));
+    await sessions.revoke(first.token);
+    const third = await sessions.create({ user: "c" });
+    const after = await rejection(sessions.create({ user: "d" }));
+    expect({
+      before: before instanceof SessionStoreFullError,
+      third: (await sessions.get(third.token))?.data,
+      after: after instanceof SessionStoreFullError,
+    }).toEqual({ before: true, third: { user: "c" }, after: true });
+  });
+
+  test("after an expiry one more fits without calling sweep", async () => {
+    const { io, sessions } = store(2, 300);
+    const a = await sessions.create({ user: "a" });
+    const b = await sessions.create({ user: "b" });
+    const full = await rejection(sessions.create({ user: "c" }));
+    await kind.expire(sessions, a.token, io);
+    await kind.expire(sessions, b.token, io);
+    const c = await sessions.create({ user: "c" });
+    expect({
+      full: full instanceof SessionStoreFullError,
+      c: (await sessions.get(c.token))?.data,
+    }).toEqual({ full: true, c: { user: "c" } });
   });
 });
 
-describe("SessionStore: fixed expiry", () => {
-  test("valid at expiry - 1 ms, gone at expiry, and removed when met", () => {
+describe("SessionStore (in memory): the manual clock to the millisecond", () => {
+  function store(capacity: number, lifetimeMs: number, io = countingIo()) {
+    return { io, sessions: new SessionStore<{ user: string }>({ capacity, lifetimeMs, io }) };
+  }
+
+  test("valid at expiry - 1 ms, gone at expiry, and removed when met", async () => {
     const { io, sessions } = store(4, 1000);
     io.advance(250);
-    const { token } = sessions.create({ user: "ada" });
+    const { token } = await sessions.create({ user: "ada" });
     io.advance(999);
-    const lastMoment = sessions.get(token);
+    const lastMoment = await sessions.get(token);
     io.advance(1);
     expect({
       lastMoment: [lastMoment?.remainingMs, lastMoment?.expiresAtMs],
-      atExpiry: sessions.get(token),
+      atExpiry: await sessions.get(token),
       size: sessions.size,
     }).toEqual({ lastMoment: [1, 1250], atExpiry: undefined, size: 0 });
   });
 
-  test("using a session never extends it (no sliding renewal)", () => {
+  test("using a session never extends it (no sliding renewal)", async () => {
     const { io, sessions } = store(4, 1000);
-    const { token } = sessions.create({ user: "ada" });
+    const { token } = await sessions.create({ user: "ada" });
     const seen: Array<number | undefined> = [];
     for (let step = 0; step < 4; step++) {
       io.advance(250);
-      seen.push(sessions.get(token)?.expiresAtMs);
+      seen.push((await sessions.get(token))?.expiresAtMs);
     }
     expect(seen).toEqual([1000, 1000, 1000, undefined]);
   });
 
-  test("sweep removes exactly the expired sessions, oldest first", () => {
+  test("sweep removes exactly the expired sessions, oldest first", async () => {
     const { io, sessions } = store(4, 1000);
-    const early = sessions.create({ user: "early" });
+    const early = await sessions.create({ user: "early" });
     io.advance(500);
-    const late = sessions.create({ user: "late" });
+    const late = await sessions.create({ user: "late" });
     io.advance(499);
     const none = sessions.sweep();
     io.advance(1);
@@ -110,97 +185,37 @@ describe("SessionStore: fixed expiry", () => {
     expect({
       swept: [none, one],
       size: sessions.size,
-      early: sessions.get(early.token),
-      late: sessions.get(late.token)?.remainingMs,
+      early: await sessions.get(early.token),
+      late: (await sessions.get(late.token))?.remainingMs,
     }).toEqual({ swept: [0, 1], size: 1, early: undefined, late: 500 });
     io.advance(500);
     expect([sessions.sweep(), sessions.size]).toEqual([1, 0]);
   });
-});
 
-describe("SessionStore: revocation", () => {
-  test("revoke ends a session at once and only once", () => {
-    const { sessions } = store(4, 1000);
-    const ada = sessions.create({ user: "ada" });
-    const bob = sessions.create({ user: "bob" });
-    const results = [sessions.revoke(ada.token), sessions.revoke(ada.token)];
-    expect({
-      results,
-      ada: sessions.get(ada.token),
-      bob: sessions.get(bob.token)?.data,
-      size: sessions.size,
-      none: sessions.revoke(undefined),
-    }).toEqual({
-      results: [true, false],
-      ada: undefined,
-      bob: { user: "bob" },
-      size: 1,
-      none: false,
-    });
-  });
-
-  test("revoking an expired session removes it but answers false", () => {
+  test("revoking an expired session removes it but answers false", async () => {
     const { io, sessions } = store(4, 1000);
-    const { token } = sessions.create({ user: "ada" });
+    const { token } = await sessions.create({ user: "ada" });
     io.advance(1000);
-    expect([sessions.size, sessions.revoke(token), sessions.size]).toEqual([1, false, 0]);
+    expect([sessions.size, await sessions.revoke(token), sessions.size]).toEqual([1, false, 0]);
   });
-});
 
-describe("SessionStore: fixed capacity", () => {
-  test("exactly capacity sessions fit; one more is SessionStoreFullError and evicts nobody", () => {
+  test("a full store's Retry-After is the oldest session's remaining lifetime, rounded up", async () => {
     const { io, sessions } = store(3, 10_000);
-    const tokens = [0, 1, 2].map((n) => {
+    for (const n of [0, 1, 2]) {
       io.advance(1000);
-      return sessions.create({ user: `user${n}` }).token;
-    });
-    io.advance(1500);
-    let error: unknown;
-    try {
-      sessions.create({ user: "one too many" });
-    } catch (caught) {
-      error = caught;
+      await sessions.create({ user: `user${n}` });
     }
-    expect(error).toBeInstanceOf(SessionStoreFullError);
-    expect({
-      capacity: (error as SessionStoreFullError).capacity,
-      // the oldest was created at 1000 and expires at 11_000; it is 4500 now: 6.5 s, rounded up
-      retryAfterSeconds: (error as SessionStoreFullError).retryAfterSeconds,
-      stillValid: tokens.map((token) => sessions.get(token)?.data.user),
-      size: sessions.size,
-    }).toEqual({
-      capacity: 3,
-      retryAfterSeconds: 7,
-      stillValid: ["user0", "user1", "user2"],
-      size: 3,
-    });
+    io.advance(1500);
+    const error = await sessions.create({ user: "one too many" }).catch((caught) => caught);
+    // the oldest was created at 1000 and expires at 11_000; it is 4500 now: 6.5 s, rounded up
+    expect([
+      error instanceof SessionStoreFullError,
+      error.retryAfterSeconds,
+      sessions.size,
+    ]).toEqual([true, 7, 3]);
   });
 
-  test("after a revoke one more fits, and then the store is full again", () => {
-    const { sessions } = store(2, 10_000);
-    const first = sessions.create({ user: "a" });
-    sessions.create({ user: "b" });
-    expect(() => sessions.create({ user: "c" })).toThrow(SessionStoreFullError);
-    sessions.revoke(first.token);
-    const third = sessions.create({ user: "c" });
-    expect(sessions.get(third.token)?.data).toEqual({ user: "c" });
-    expect(() => sessions.create({ user: "d" })).toThrow(SessionStoreFullError);
-  });
-
-  test("after an expiry one more fits without calling sweep", () => {
-    const { io, sessions } = store(2, 1000);
-    sessions.create({ user: "a" });
-    io.advance(10);
-    sessions.create({ user: "b" });
-    io.advance(989);
-    expect(() => sessions.create({ user: "c" })).toThrow(SessionStoreFullError);
-    io.advance(1);
-    expect(sessions.create({ user: "c" }).data).toEqual({ user: "c" });
-    expect(sessions.size).toBe(2);
-    expect(() => sessions.create({ user: "d" })).toThrow(SessionStoreFullError);
-  });
-
-  test("under random churn the store agrees with a simple model and never exceeds capacity", () => {
+  test("under random churn the store agrees with a simple model and never exceeds capacity", async () => {
     const capacity = 5;
     const lifetimeMs = 100;
     const io = new ManualIo();
@@ -220,7 +235,7 @@ describe("SessionStore: fixed capacity", () => {
       const tokens = [...model.keys()];
       if (choice < 0.45) {
         try {
-          const session = sessions.create(step);
+          const session = await sessions.create(step);
           model.set(session.token, { value: step, expiresAt: now + lifetimeMs });
         } catch (error) {
           fullRejections++;
@@ -230,7 +245,7 @@ describe("SessionStore: fixed capacity", () => {
         }
       } else if (choice < 0.6 && tokens.length > 0) {
         const token = tokens[Math.floor(next() * tokens.length)]!;
-        if (!sessions.revoke(token)) mismatches.push(`step ${step}: revoke missed`);
+        if (!(await sessions.revoke(token))) mismatches.push(`step ${step}: revoke missed`);
         model.delete(token);
       } else {
         io.advance(Math.floor(next() * 30));
@@ -239,7 +254,9 @@ describe("SessionStore: fixed capacity", () => {
       const later = io.monotonicNow();
       for (const [token, entry] of model) {
         const expected = later < entry.expiresAt ? entry.value : undefined;
-        if (sessions.get(token)?.data !== expected) mismatches.push(`step ${step}: get differs`);
+        if ((await sessions.get(token))?.data !== expected) {
+          mismatches.push(`step ${step}: get differs`);
+        }
       }
     }
     expect({ mismatches, sawFull: fullRejections > 0 }).toEqual({ mismatches: [], sawFull: true });

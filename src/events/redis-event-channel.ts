@@ -1,0 +1,135 @@
+import { Notifier } from "../notifier.ts";
+import type { RedisConnection } from "../redis/redis-connection.ts";
+import type { RedisSubscriber } from "../redis/redis-subscriber.ts";
+import type { EventRingRead, StoredEvent } from "../sse/event-ring.ts";
+import type { EventSourceChannel } from "./event-source.ts";
+import { boundsScript, publishScript } from "./redis-event-scripts.ts";
+
+/**
+ * Options of `RedisEventChannel.open()`.
+ *
+ * @example
+ * const options: RedisEventChannelOptions = { redis, subscriber, name: "jobs", replayCapacity: 256, maxSubscribers: 10_000 };
+ */
+export interface RedisEventChannelOptions {
+  readonly redis: RedisConnection;
+  readonly subscriber: RedisSubscriber;
+  /** The channel's name; every instance opening the same name shares its events. */
+  readonly name: string;
+  /** Events the stream keeps for `Last-Event-ID` replay (its `MAXLEN`). */
+  readonly replayCapacity: number;
+  /** Streams of this process waiting at once. */
+  readonly maxSubscribers: number;
+  /** Prefix of the Redis keys; `"corral:events:"` by default. */
+  readonly prefix?: string;
+}
+
+type StreamEntry = [string, string[]];
+
+/**
+ * An event channel carried by Redis, shared by every process and machine that opens the same
+ * name: a Redis stream trimmed to `replayCapacity` entries holds the events (ids `0-N`, N one
+ * counter for all instances), and a pub/sub message per event wakes the waiting streams of every
+ * instance. A client may reconnect with `Last-Event-ID` to any instance and get what it missed;
+ * when some of it was trimmed, the `gap` event says so, as with `EventChannel`.
+ *
+ * While Redis is unreachable, `publish` rejects with `RedisUnavailableError` (503) and open
+ * streams wait; once the subscriber reconnects it wakes them and they continue from their cursor.
+ *
+ * @example
+ * const jobs = await RedisEventChannel.open<{ job: number }>({ redis, subscriber, name: "jobs", replayCapacity: 256, maxSubscribers: 1000 });
+ * app.continuation("GET", "/events", serverSentEvents(jobs));
+ * await jobs.publish({ job: 1 });
+ */
+export class RedisEventChannel<Payload> implements EventSourceChannel<Payload> {
+  readonly notifier: Notifier;
+  readonly replayCapacity: number;
+  readonly #redis: RedisConnection;
+  readonly #keys: readonly [stream: string, counter: string, notification: string];
+  /** The highest id this instance has published or read: the floor of the next id. */
+  #highestSeenId = 0;
+
+  private constructor(options: RedisEventChannelOptions) {
+    if (!Number.isSafeInteger(options.replayCapacity) || options.replayCapacity < 1) {
+      throw new TypeError(
+        `corral: replayCapacity must be a whole number >= 1, got ${options.replayCapacity}`,
+      );
+    }
+    this.notifier = new Notifier({ capacity: options.maxSubscribers });
+    this.replayCapacity = options.replayCapacity;
+    this.#redis = options.redis;
+    const base = `${options.prefix ?? "corral:events:"}${options.name}`;
+    this.#keys = [`${base}:stream`, `${base}:id`, `${base}:published`];
+  }
+
+  /**
+   * Opens the channel `options.name` and subscribes to its notifications.
+   *
+   * @example
+   * const jobs = await RedisEventChannel.open({ redis, subscriber, name: "jobs", replayCapacity: 256, maxSubscribers: 1000 });
+   */
+  static async open<Payload>(
+    options: RedisEventChannelOptions,
+  ): Promise<RedisEventChannel<Payload>> {
+    const channel = new RedisEventChannel<Payload>(options);
+    const wake = () => channel.notifier.notify();
+    await options.subscriber.subscribe(channel.#keys[2], wake);
+    // Streams whose read failed while the command connection was away read again once it is back.
+    options.redis.onReconnect(wake);
+    return channel;
+  }
+
+  async publish(payload: Payload): Promise<number> {
+    const [stream, counter, notification] = this.#keys;
+    const id = (await this.#redis.command("EVAL", [
+      publishScript,
+      "3",
+      stream,
+      counter,
+      notification,
+      JSON.stringify(payload),
+      String(this.replayCapacity),
+      String(this.#highestSeenId),
+    ])) as number;
+    this.#see(id);
+    return id;
+  }
+
+  async startCursor(from: "latest" | "oldest"): Promise<number> {
+    const [latest, oldest] = (await this.#redis.command("EVAL", [
+      boundsScript,
+      "2",
+      this.#keys[0],
+      this.#keys[1],
+    ])) as [number, number];
+    this.#see(latest);
+    return from === "oldest" && oldest > 0 ? oldest - 1 : latest;
+  }
+
+  async readAfter(lastSeenId: number, maxEvents: number): Promise<EventRingRead<Payload>> {
+    if (!Number.isSafeInteger(lastSeenId) || lastSeenId < 0) {
+      throw new TypeError(`corral: lastSeenId must be an integer >= 0, got ${lastSeenId}`);
+    }
+    const entries = (await this.#redis.command("XRANGE", [
+      this.#keys[0],
+      `(0-${lastSeenId}`,
+      "+",
+      "COUNT",
+      String(maxEvents),
+    ])) as StreamEntry[];
+    const events: StoredEvent<Payload>[] = entries.map(([id, fields]) => ({
+      id: Number(id.slice(2)),
+      payload: JSON.parse(fields[1]!) as Payload,
+    }));
+    const first = events[0];
+    // Ids are consecutive, so a first id past lastSeenId + 1 means the ones between were trimmed.
+    const gap = first !== undefined && first.id > lastSeenId + 1;
+    const last = events.at(-1);
+    if (last !== undefined) this.#see(last.id);
+    return { events, gap, nextId: (last?.id ?? lastSeenId) + 1 };
+  }
+
+  #see(id: number): void {
+    if (id > this.#highestSeenId) this.#highestSeenId = id;
+  }
+}

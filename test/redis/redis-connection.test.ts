@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { RedisClient } from "bun";
+import { RedisConnection } from "../../src/redis/redis-connection.ts";
+import { RedisUnavailableError } from "../../src/redis/redis-unavailable-error.ts";
+import { type RedisServer, startRedisServer } from "../support/redis-server.ts";
+
+let server: RedisServer;
+beforeAll(async () => {
+  server = await startRedisServer();
+});
+afterAll(() => server[Symbol.asyncDispose]());
+
+function reasonOf(error: unknown): string {
+  return error instanceof RedisUnavailableError ? error.reason : String(error);
+}
+
+test("unreachable at start is one RedisUnavailableError naming the URL without its password", async () => {
+  const closed = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = closed.port;
+  closed.stop(true);
+  const url = `redis://user:secret@127.0.0.1:${port}`;
+  const error = await RedisConnection.open({ url, connectTimeoutMs: 200 }).catch(
+    (caught: unknown) => caught,
+  );
+  expect({
+    reason: reasonOf(error),
+    hidesPassword: !String((error as Error).cause).includes("secret"),
+    names: String((error as Error).cause).includes(`127.0.0.1:${port}`),
+  }).toEqual({ reason: "unreachable", hidesPassword: true, names: true });
+});
+
+test("exactly maxPendingCommands may wait; one more is refused at once as busy", async () => {
+  const redis = await RedisConnection.open({ url: server.url, maxPendingCommands: 2 });
+  const results = await Promise.all(
+    [0, 1, 2].map((n) =>
+      redis.command("ECHO", [String(n)]).then(
+        (reply) => reply,
+        (error: unknown) => reasonOf(error),
+      ),
+    ),
+  );
+  expect({ results, rejectedBusy: redis.stats().rejectedBusy }).toEqual({
+    results: ["0", "1", "busy"],
+    rejectedBusy: 1,
+  });
+  redis.close();
+});
+
+test("a command with no answer within commandTimeoutMs fails as a timeout", async () => {
+  const redis = await RedisConnection.open({ url: server.url, commandTimeoutMs: 50 });
+  const pauser = new RedisClient(server.url);
+  await pauser.connect();
+  // CLIENT PAUSE holds every client's commands on the server for 300 ms.
+  await pauser.send("CLIENT", ["PAUSE", "300", "ALL"]);
+  const error = await redis.command("GET", ["key"]).catch((caught: unknown) => caught);
+  while (redis.stats().pendingCommands > 0) await Bun.sleep(5);
+  expect({ reason: reasonOf(error), timeouts: redis.stats().timeouts }).toEqual({
+    reason: "timeout",
+    timeouts: 1,
+  });
+  pauser.close();
+  redis.close();
+});
+
+test("option values that are not whole numbers >= 1 are a TypeError", async () => {
+  const error = await RedisConnection.open({ url: server.url, maxPendingCommands: 0 }).catch(
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(TypeError);
+});
