@@ -6,6 +6,7 @@ export {
   defaultLimits,
   type EngineStats,
   type Limits,
+  type RequestBody,
   ResponseLimitError,
   StaleExchangeError,
 } from "corral/engine";
@@ -19,6 +20,7 @@ export {
   type Endpoint,
   type ErrorMapper,
   type RouteHandler,
+  type RouteOptions,
 } from "./app.ts";
 
 // Context, request and response

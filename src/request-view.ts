@@ -1,4 +1,4 @@
-import type { Exchange } from "corral/engine";
+import type { Exchange, RequestBody } from "corral/engine";
 import { type CookieEntry, findCookie, parseCookieHeader } from "./cookies/cookie-header.ts";
 import { DecodeError } from "./params/decode-error.ts";
 import { countEntries, countEntryBytes } from "./params/entry-cursor.ts";
@@ -124,6 +124,16 @@ export class RequestView {
       lines.push([exchange.headerName(index), exchange.headerValue(index)]);
     }
     return lines;
+  }
+
+  /**
+   * The body read as it arrives, for a route registered with `{ body: "stream" }` (a TypeError
+   * otherwise, and `body`, `text()`, `json()`, `form()` are TypeErrors on such a route): pieces
+   * borrowed one at a time, or `read(buffer)`; see `RequestBody`.
+   */
+  bodyStream(): RequestBody {
+    this.#assertBodyLive();
+    return this.#exchange.bodyStream();
   }
 
   /** The body bytes, borrowed. */

@@ -445,12 +445,20 @@ export class Exchange {
 
   /**
    * Whether `releaseWorker()` may be called now: a worker is held and no response bytes live in
-   * it (nothing staged or borrowed, no stream flush under way).
+   * it (nothing staged or borrowed, no stream flush under way), and no streamed request body is
+   * still being read (its window is the worker's).
    */
   get canReleaseWorker(): boolean {
     if (!this.live) return false;
     const { draft, stream } = this.#connection;
-    return draft.worker !== null && !stream.busy && draft.stagedLength === 0 && !draft.hasBorrowed;
+    // A streamed body still being read is decoded into the worker's window.
+    return (
+      draft.worker !== null &&
+      !stream.busy &&
+      draft.stagedLength === 0 &&
+      !draft.hasBorrowed &&
+      !this.#connection.upload.open
+    );
   }
 
   /** Takes a worker again before writing; rejects with `ClientGoneError` if the client left. */
