@@ -20,6 +20,7 @@ import {
   rssCheckFrom,
   type TargetResult,
 } from "./targets.ts";
+import { formatUpload, runUpload, type UploadRun } from "./upload.ts";
 import { wrkAvailable } from "./wrk.ts";
 
 const repoRoot = `${import.meta.dir}/..`;
@@ -36,6 +37,7 @@ async function main(): Promise<number> {
   const selected = scenarios.filter((scenario) => options.only.includes(scenario.id));
   const runSseScenario = options.only.includes("sse");
   const runAbuseScenario = options.only.includes("abuse");
+  const runUploadScenario = options.only.includes("upload");
   let wrkScenarios = selected;
   let withRssCheck = options.only.includes("rss");
   if ((selected.length > 0 || withRssCheck) && !wrkAvailable()) {
@@ -43,7 +45,7 @@ async function main(): Promise<number> {
       "bench: wrk is not installed, so there is no HTTP load to measure; skipping it.\n" +
         "       Install it (e.g. `apt-get install -y wrk`) and run `bun run bench` again.",
     );
-    if (!runSseScenario && !runAbuseScenario) return 0;
+    if (!runSseScenario && !runAbuseScenario && !runUploadScenario) return 0;
     wrkScenarios = [];
     withRssCheck = false;
   }
@@ -122,6 +124,15 @@ async function main(): Promise<number> {
       log: (text) => process.stdout.write(text),
     });
   }
+  let upload: UploadRun[] | null = null;
+  if (runUploadScenario) {
+    upload = await runUpload({
+      mebibytes: options.quick ? 128 : 1024,
+      pinning,
+      repoRoot,
+      log: (text) => process.stdout.write(text),
+    });
+  }
   const targets = evaluateTargets(summaries, allRuns, rssCheck);
 
   if (summaries.length > 0) {
@@ -140,6 +151,7 @@ async function main(): Promise<number> {
   if (sse !== null) console.log(`\n${formatSse(sse)}`);
   if (sseError !== null) console.log(`\n${sseError}`);
   if (abuse !== null) console.log(`\n${formatAbuse(abuse)}`);
+  if (upload !== null) console.log(`\n${formatUpload(upload)}`);
   if (targets.length > 0) console.log(`\n${formatTargets(targets)}`);
 
   writeResults({
@@ -153,11 +165,13 @@ async function main(): Promise<number> {
     sse,
     sseError,
     abuse,
+    upload,
     targets,
   });
   console.log(`\nresults: ${resultsPath}`);
   const abuseFailed = abuse?.some((run) => run.error !== null) ?? false;
-  return sseError === null && !abuseFailed ? 0 : 1;
+  const uploadFailed = upload?.some((run) => run.error !== null) ?? false;
+  return sseError === null && !abuseFailed && !uploadFailed ? 0 : 1;
 }
 
 /** `items` starting at index `by` (mod length) and wrapping round. */
@@ -229,6 +243,7 @@ interface Results {
   readonly sse: SseResult | null;
   readonly sseError: string | null;
   readonly abuse: readonly AbuseRun[] | null;
+  readonly upload: readonly UploadRun[] | null;
   readonly targets: readonly TargetResult[];
 }
 

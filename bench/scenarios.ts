@@ -144,8 +144,8 @@ export const scenarios: readonly Scenario[] = [
 /** The hello scenario the corral RSS check loads for longer. */
 export const rssCheckScenario: Scenario = scenarios[0]!;
 
-/** What `--only` can name: a wrk scenario, the RSS check, the SSE or the abuse scenario. */
-export type SectionId = ScenarioId | "rss" | "sse" | "abuse";
+/** What `--only` can name: a wrk scenario, the RSS check, the SSE, abuse or upload scenario. */
+export type SectionId = ScenarioId | "rss" | "sse" | "abuse" | "upload";
 export const sectionIds: readonly SectionId[] = [
   "plain",
   "pipelined",
@@ -155,6 +155,7 @@ export const sectionIds: readonly SectionId[] = [
   "app-pipelined",
   "sse",
   "abuse",
+  "upload",
 ];
 /** Names for several sections at once. */
 export const sectionGroups: Readonly<Record<string, readonly SectionId[]>> = {
