@@ -59,6 +59,7 @@ export { DecodeError } from "./params/decode-error.ts";
 export { ParameterLimitError } from "./params/parameter-limit-error.ts";
 export { type ParameterEntry, ParameterRecords } from "./params/parameter-records.ts";
 export { MultipartError, type MultipartPart } from "./request/multipart.ts";
+export { MultipartStream, StreamedPart } from "./request/multipart-stream.ts";
 export type { RemoteAddress } from "./request/remote-address.ts";
 export { MediaTypeError, RequestView, type RequestViewLimits } from "./request-view.ts";
 export { ResponseDraft } from "./response-draft.ts";
