@@ -25,7 +25,8 @@ interface StoredFile {
 
 /**
  * `PUT /files/:name` streams the request body to `<directory>/<name>`, hashing it on the way,
- * and answers 201 with `{ name, size, sha256 }`. The body is never held whole: each borrowed
+ * and answers 201 with `{ name, size, sha256 }`; `POST /files` does the same for each file part
+ * of a `multipart/form-data` body (`{ files: [...] }`). The body is never held whole: each borrowed
  * piece is written before the next is read, so memory stays at one socket chunk whatever the
  * size. The file is written under a temporary name and renamed when complete; a client that
  * leaves mid-upload leaves nothing behind.
@@ -41,6 +42,8 @@ export function createUploadsApp(options: UploadsAppOptions): App<object> {
       options.maxUploadBytes === undefined ? {} : { maxStreamedBodyBytes: options.maxUploadBytes },
   });
   let uploadCount = 0;
+  const partPathFor = (name: string) =>
+    join(options.directory, `.${name}.${process.pid}-${++uploadCount}.part`);
   app.route(
     "PUT",
     "/files/:name",
@@ -52,11 +55,40 @@ export function createUploadsApp(options: UploadsAppOptions): App<object> {
         });
         return;
       }
-      const finalPath = join(options.directory, name);
-      const partPath = join(options.directory, `.${name}.${process.pid}-${++uploadCount}.part`);
+      const partPath = partPathFor(name);
       const stored = await storeBody(ctx.request.bodyStream(), partPath, name);
-      await rename(partPath, finalPath);
+      await rename(partPath, join(options.directory, name));
       ctx.response.json(201, stored);
+    },
+    { body: "stream" },
+  );
+  app.route(
+    "POST",
+    "/files",
+    async (ctx) => {
+      const stored: StoredFile[] = [];
+      // Parts written so far are complete files; a later failure removes them too.
+      const removeStored = () =>
+        Promise.all(
+          stored.map((file) => unlink(join(options.directory, file.name)).catch(() => {})),
+        );
+      try {
+        for await (const part of ctx.request.multipartStream()) {
+          if (part.filename === undefined) continue;
+          if (!isValidFileName(part.filename)) {
+            await removeStored();
+            ctx.response.json(400, { error: `invalid file name in part ${part.name}` });
+            return;
+          }
+          const partPath = partPathFor(part.filename);
+          stored.push(await storeBody(part.content(), partPath, part.filename));
+          await rename(partPath, join(options.directory, part.filename));
+        }
+      } catch (error) {
+        await removeStored();
+        throw error;
+      }
+      ctx.response.json(201, { files: stored });
     },
     { body: "stream" },
   );

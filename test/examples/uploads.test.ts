@@ -107,3 +107,42 @@ test("uploads: a client that leaves mid-upload leaves no file behind", async () 
   expect(readdirSync(folder)).toEqual([]);
   rmSync(folder, { recursive: true, force: true });
 });
+
+test("uploads: POST /files stores each file part of a multipart form, with its SHA-256", async () => {
+  const folder = mkdtempSync(join(tmpdir(), "corral-uploads-form-"));
+  await using example = await startExample("uploads", [
+    "bun",
+    "run",
+    "example",
+    "uploads",
+    "--port",
+    "0",
+    "--dir",
+    folder,
+  ]);
+  const big = crypto.getRandomValues(new Uint8Array(3 * mebibyte));
+  const form = new FormData();
+  form.append("note", "not a file");
+  form.append("first", new Blob([big]), "one.bin");
+  form.append("second", new Blob(["small"]), "two.txt");
+  const response = await fetch(`${example.baseUrl}files`, { method: "POST", body: form });
+  const digest = (bytes: Uint8Array | string) =>
+    new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+  expect({
+    status: response.status,
+    answer: await response.json(),
+    files: readdirSync(folder).sort(),
+    stored: digest(readFileSync(join(folder, "one.bin"))),
+  }).toEqual({
+    status: 201,
+    answer: {
+      files: [
+        { name: "one.bin", size: big.length, sha256: digest(big) },
+        { name: "two.txt", size: 5, sha256: digest("small") },
+      ],
+    },
+    files: ["one.bin", "two.txt"],
+    stored: digest(big),
+  });
+  rmSync(folder, { recursive: true, force: true });
+});
