@@ -324,3 +324,43 @@ test("streamed and buffered bodies refuse the other reading (TypeError)", async 
     "TypeError: corral: this request's body is buffered: read it with body",
   ]);
 });
+
+test("a streamBodies callback that throws is answered 500 and the connection closes", async () => {
+  await using server = startStreaming(
+    (exchange) => exchange.writeText("never"),
+    {},
+    () => {
+      throw new Error("boom");
+    },
+  );
+  using client = await RawClient.connect(server.port);
+  client.send("PUT / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabc");
+  const response = await client.response();
+  await client.waitForClose();
+  expect([response.status, response.header("connection"), server.stats().handlerFailures]).toEqual([
+    500,
+    "close",
+    1,
+  ]);
+});
+
+test("the worker cannot be given back while its window may still receive the streamed body", async () => {
+  const seen: string[] = [];
+  await using server = startStreaming(async (exchange) => {
+    seen.push(`before reading: ${exchange.canReleaseWorker}`);
+    try {
+      exchange.releaseWorker();
+    } catch (error) {
+      seen.push((error as Error).name);
+    }
+    for await (const _piece of exchange.bodyStream());
+    seen.push(`after reading: ${exchange.canReleaseWorker}`);
+    exchange.writeText("ok");
+  });
+  using client = await RawClient.connect(server.port);
+  client.send(
+    "PUT / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
+  );
+  expect((await client.response()).status).toBe(200);
+  expect(seen).toEqual(["before reading: false", "TypeError", "after reading: true"]);
+});
