@@ -12,17 +12,16 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 const mebibyte = 1024 * 1024;
 
-test("uploads: PUT /files/:name streams 16 MiB to --dir and answers 201 with size and SHA-256", async () => {
-  await using example = await startExample("uploads", [
-    "bun",
-    "run",
-    "example",
-    "uploads",
-    "--port",
-    "0",
-    "--dir",
-    directory,
+/** The uploads example on port 0, storing into `folder`. */
+function startUploads(folder: string) {
+  return startExample("uploads", [
+    ...["bun", "run", "example", "uploads"],
+    ...["--port", "0", "--dir", folder],
   ]);
+}
+
+test("uploads: PUT /files/:name streams 16 MiB to --dir and answers 201 with size and SHA-256", async () => {
+  await using example = await startUploads(directory);
   const block = crypto.getRandomValues(new Uint8Array(mebibyte));
   const hasher = new Bun.CryptoHasher("sha256");
   using client = await RawClient.connect(example.port);
@@ -49,16 +48,7 @@ test("uploads: PUT /files/:name streams 16 MiB to --dir and answers 201 with siz
 }, 60_000);
 
 test("uploads: bad names are 400 before any byte of the body is read", async () => {
-  await using example = await startExample("uploads", [
-    "bun",
-    "run",
-    "example",
-    "uploads",
-    "--port",
-    "0",
-    "--dir",
-    directory,
-  ]);
+  await using example = await startUploads(directory);
   const statuses: number[] = [];
   for (const name of ["..", ".hidden", "a%2Fb", "a\\b", "x".repeat(129)]) {
     using client = await RawClient.connect(example.port);
@@ -88,16 +78,7 @@ test("uploads: bad names are 400 before any byte of the body is read", async () 
 
 test("uploads: a client that leaves mid-upload leaves no file behind", async () => {
   const folder = mkdtempSync(join(tmpdir(), "corral-uploads-gone-"));
-  await using example = await startExample("uploads", [
-    "bun",
-    "run",
-    "example",
-    "uploads",
-    "--port",
-    "0",
-    "--dir",
-    folder,
-  ]);
+  await using example = await startUploads(folder);
   const client = await RawClient.connect(example.port);
   client.send(`PUT /files/half.bin HTTP/1.1\r\nHost: h\r\nContent-Length: ${8 * mebibyte}\r\n\r\n`);
   await client.sendAll(new Uint8Array(mebibyte));
@@ -110,16 +91,7 @@ test("uploads: a client that leaves mid-upload leaves no file behind", async () 
 
 test("uploads: POST /files stores each file part of a multipart form, with its SHA-256", async () => {
   const folder = mkdtempSync(join(tmpdir(), "corral-uploads-form-"));
-  await using example = await startExample("uploads", [
-    "bun",
-    "run",
-    "example",
-    "uploads",
-    "--port",
-    "0",
-    "--dir",
-    folder,
-  ]);
+  await using example = await startUploads(folder);
   const big = crypto.getRandomValues(new Uint8Array(3 * mebibyte));
   const form = new FormData();
   form.append("note", "not a file");

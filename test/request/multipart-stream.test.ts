@@ -60,6 +60,14 @@ function readWhole(body: Uint8Array, partLimits: MultipartLimits): Outcome {
   }
 }
 
+/** A form with one text field per name, each holding its name. */
+function formOf(names: string[]): Uint8Array {
+  const fields = names.map(
+    (name) => `--xyz\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${name}`,
+  );
+  return lines(...fields, "--xyz--", "");
+}
+
 const header64 = `Content-Disposition: form-data; name="${"n".repeat(23)}"`; // 62 bytes + CRLF = 64
 const bodies: Record<string, Uint8Array> = {
   fieldsAndFiles: lines(
@@ -81,26 +89,8 @@ const bodies: Record<string, Uint8Array> = {
   ),
   headersExactlyAtLimit: lines("--xyz", header64, "", "v", "--xyz--", ""),
   headersOneOver: lines("--xyz", `${header64}x`, "", "v", "--xyz--", ""),
-  partsAtLimit: lines(
-    ...["a", "b", "c"].flatMap((name) => [
-      "--xyz",
-      `Content-Disposition: form-data; name="${name}"`,
-      "",
-      name,
-    ]),
-    "--xyz--",
-    "",
-  ),
-  partsOneOver: lines(
-    ...["a", "b", "c", "d"].flatMap((name) => [
-      "--xyz",
-      `Content-Disposition: form-data; name="${name}"`,
-      "",
-      name,
-    ]),
-    "--xyz--",
-    "",
-  ),
+  partsAtLimit: formOf(["a", "b", "c"]),
+  partsOneOver: formOf(["a", "b", "c", "d"]),
   noOpening: lines("no delimiter here", ""),
   noClosing: lines("--xyz", 'Content-Disposition: form-data; name="a"', "", "unfinished"),
   malformedDelimiter: lines(
