@@ -142,3 +142,12 @@ test("reading a streamed route's body whole, or streaming a buffered one, is a T
   ).toThrow(TypeError);
   await app.stop();
 });
+
+test("app.request() streams a body to a streamed route in process, as a socket would", async () => {
+  const app = uploadApp();
+  const bytes = crypto.getRandomValues(new Uint8Array(300_000));
+  const response = await app.request("/files/p.bin", { method: "PUT", body: bytes });
+  const digest = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+  expect([response.status, await response.text()]).toEqual([201, `p.bin 300000 ${digest}`]);
+  await app.stop();
+});

@@ -528,7 +528,12 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
   bodyStarted(): void {
     // RFC 9110 §10.1.1: the client waiting for 100-continue is told to send once the handler
     // asks for the body, and only when no body byte has come yet.
-    if (this.head.expectContinue && this.upload.received === 0 && !this.input.pending) {
+    if (
+      this.head.expectContinue &&
+      this.upload.received === 0 &&
+      !this.input.pending &&
+      !this.stream.started
+    ) {
       this.output.append(continueLine);
       this.stats.countResponse(100);
       this.pump();
@@ -548,7 +553,14 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
   }
 
   bodyFailed(name: EngineErrorName): void {
-    this.fail(name);
+    if (!this.stream.headSent) {
+      this.fail(name);
+      return;
+    }
+    // A response head is out already: no error answer can follow it.
+    this.stats.countError(name);
+    this.#abortExchange(new ClientGoneError(`the request body failed: ${name}`));
+    this.terminate();
   }
 
   #readBody(): boolean {
