@@ -364,3 +364,37 @@ test("the worker cannot be given back while its window may still receive the str
   expect((await client.response()).status).toBe(200);
   expect(seen).toEqual(["before reading: false", "TypeError", "after reading: true"]);
 });
+
+test("a streamed body over the limit after a response head went out closes, without a second answer", async () => {
+  let failure = "";
+  await using server = startStreaming(
+    async (exchange) => {
+      const stream = exchange.stream();
+      stream.writeText("started");
+      await stream.flush();
+      try {
+        for await (const _piece of exchange.bodyStream());
+      } catch (error) {
+        failure = (error as Error).name;
+      }
+    },
+    { maxStreamedBodyBytes: 10 },
+  );
+  using client = await RawClient.connect(server.port);
+  client.send("PUT / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n");
+  await client.waitFor(() => client.receivedText.includes("started"), "the streamed head");
+  client.send("b\r\nhello world\r\n0\r\n\r\n");
+  await client.waitForClose();
+  await waitUntil(() => failure !== "", "the read to reject");
+  expect({
+    answers: client.receivedText.split("HTTP/1.1 ").length - 1,
+    has413: client.receivedText.includes("413"),
+    failure,
+    errors: server.stats().errors,
+  }).toEqual({
+    answers: 1,
+    has413: false,
+    failure: "ClientGoneError",
+    errors: { bodyTooLarge: 1 },
+  });
+});
