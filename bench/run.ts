@@ -21,6 +21,7 @@ import {
   rssCheckFrom,
   type TargetResult,
 } from "./targets.ts";
+import { formatUpload, runUpload, type UploadRun } from "./upload.ts";
 import { wrkAvailable } from "./wrk.ts";
 
 const repoRoot = `${import.meta.dir}/..`;
@@ -38,6 +39,7 @@ async function main(): Promise<number> {
   const runSseScenario = options.only.includes("sse");
   const runAbuseScenario = options.only.includes("abuse");
   let runCoresScenario = options.only.includes("cores");
+  const runUploadScenario = options.only.includes("upload");
   let wrkScenarios = selected;
   let withRssCheck = options.only.includes("rss");
   if ((selected.length > 0 || withRssCheck || runCoresScenario) && !wrkAvailable()) {
@@ -45,7 +47,7 @@ async function main(): Promise<number> {
       "bench: wrk is not installed, so there is no HTTP load to measure; skipping it.\n" +
         "       Install it (e.g. `apt-get install -y wrk`) and run `bun run bench` again.",
     );
-    if (!runSseScenario && !runAbuseScenario) return 0;
+    if (!runSseScenario && !runAbuseScenario && !runUploadScenario) return 0;
     wrkScenarios = [];
     withRssCheck = false;
     runCoresScenario = false;
@@ -135,6 +137,15 @@ async function main(): Promise<number> {
       log: (text) => process.stdout.write(text),
     });
   }
+  let upload: UploadRun[] | null = null;
+  if (runUploadScenario) {
+    upload = await runUpload({
+      mebibytes: options.quick ? 128 : 1024,
+      pinning,
+      repoRoot,
+      log: (text) => process.stdout.write(text),
+    });
+  }
   const targets = evaluateTargets(summaries, allRuns, rssCheck);
 
   if (summaries.length > 0) {
@@ -160,6 +171,7 @@ async function main(): Promise<number> {
         `and wrk unpinned on ${pinning.cores} cores; CPU summed over the group:\n${formatCores(cores)}`,
     );
   }
+  if (upload !== null) console.log(`\n${formatUpload(upload)}`);
   if (targets.length > 0) console.log(`\n${formatTargets(targets)}`);
 
   writeResults({
@@ -174,11 +186,13 @@ async function main(): Promise<number> {
     sseError,
     abuse,
     cores,
+    upload,
     targets,
   });
   console.log(`\nresults: ${resultsPath}`);
   const abuseFailed = abuse?.some((run) => run.error !== null) ?? false;
-  return sseError === null && !abuseFailed ? 0 : 1;
+  const uploadFailed = upload?.some((run) => run.error !== null) ?? false;
+  return sseError === null && !abuseFailed && !uploadFailed ? 0 : 1;
 }
 
 /** `items` starting at index `by` (mod length) and wrapping round. */
@@ -251,6 +265,7 @@ interface Results {
   readonly sseError: string | null;
   readonly abuse: readonly AbuseRun[] | null;
   readonly cores: readonly CoresRun[] | null;
+  readonly upload: readonly UploadRun[] | null;
   readonly targets: readonly TargetResult[];
 }
 

@@ -144,8 +144,8 @@ export const scenarios: readonly Scenario[] = [
 /** The hello scenario the corral RSS check loads for longer. */
 export const rssCheckScenario: Scenario = scenarios[0]!;
 
-/** What `--only` can name: a wrk scenario, the RSS check, the SSE, abuse or cores scenario. */
-export type SectionId = ScenarioId | "rss" | "sse" | "abuse" | "cores";
+/** What `--only` can name: a wrk scenario, the RSS check, the SSE, abuse, cores or upload scenario. */
+export type SectionId = ScenarioId | "rss" | "sse" | "abuse" | "cores" | "upload";
 export const sectionIds: readonly SectionId[] = [
   "plain",
   "pipelined",
@@ -156,6 +156,7 @@ export const sectionIds: readonly SectionId[] = [
   "sse",
   "abuse",
   "cores",
+  "upload",
 ];
 /** Names for several sections at once. */
 export const sectionGroups: Readonly<Record<string, readonly SectionId[]>> = {

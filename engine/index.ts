@@ -4,7 +4,7 @@
 export { type EngineErrorName, engineErrors } from "./src/errors.ts";
 // One request and its response
 export { Exchange } from "./src/exchange.ts";
-export type { Handler } from "./src/internal/engine-context.ts";
+export type { Handler, StreamBodies } from "./src/internal/engine-context.ts";
 // Limits and the memory budget
 export {
   budgetLine,
@@ -14,6 +14,8 @@ export {
   reservedBytes,
   resolveLimits,
 } from "./src/limits.ts";
+// A request body read as it arrives
+export { RequestBody } from "./src/request-body.ts";
 export { ClientGoneError, ResponseLimitError, StaleExchangeError } from "./src/response-errors.ts";
 export { ResponseStream } from "./src/response-stream.ts";
 // Starting and stopping

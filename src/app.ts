@@ -85,8 +85,20 @@ export interface AppServer {
 // biome-ignore lint/suspicious/noExplicitAny: handlers of every route share one table.
 type AnyHandler = RouteHandler<any, any, any>;
 
+/** Options of `app.route()`. */
+export interface RouteOptions {
+  /**
+   * `"buffer"` (the default): the body is read whole before the handler runs, up to
+   * `maxBodyBytes`, as `ctx.request.body`. `"stream"`: the handler runs after the head and reads
+   * the body as it arrives with `ctx.request.bodyStream()`, up to `maxStreamedBodyBytes`.
+   */
+  readonly body?: "buffer" | "stream";
+}
+
 interface Route {
   readonly handler: AnyHandler;
+  /** Whether the route reads its request body as a stream. */
+  readonly streamsBody?: boolean;
   readonly instance: object | undefined;
   // biome-ignore lint/suspicious/noExplicitAny: continuations of every state type share one table.
   readonly continuation?: ContinuationSpec<any, any, any, any>;
@@ -123,6 +135,8 @@ export class App<Shared, Locals extends object = NoLocals> {
   #errorMapper: ErrorMapper<Shared> | undefined;
   readonly #failures: HandlerFailures;
   #engine: Engine | undefined;
+  /** Whether some route streams its body: without one the engine is not asked per request. */
+  #streamsBodies = false;
   #listening = false;
   #stopped = false;
 
@@ -146,17 +160,31 @@ export class App<Shared, Locals extends object = NoLocals> {
     this.limits = Object.freeze({ ...resolveLimits(engineLimits), ...viewLimits });
   }
 
-  /** Registers `handler` for `method` on `path` (`:name` captures, a trailing `*rest`). */
+  /**
+   * Registers `handler` for `method` on `path` (`:name` captures, a trailing `*rest`);
+   * `{ body: "stream" }` makes the handler read the request body as it arrives.
+   */
   route<Path extends string>(
     method: string,
     path: Path,
     handler: RouteHandler<Shared, PathParams<Path>, Locals>,
+    options: RouteOptions = {},
   ): this {
     this.#assertNotStarted();
     if (!methodPattern.test(method)) throw new TypeError(`corral: invalid method ${method}`);
     if (typeof handler !== "function")
       throw new TypeError("corral: a route handler must be a function");
-    this.#router.add(method, path, { handler: handler as AnyHandler, instance: undefined });
+    const body = options.body ?? "buffer";
+    if (body !== "buffer" && body !== "stream") {
+      throw new TypeError(`corral: route option body must be "buffer" or "stream", got ${body}`);
+    }
+    const streamsBody = body === "stream";
+    if (streamsBody) this.#streamsBodies = true;
+    this.#router.add(method, path, {
+      handler: handler as AnyHandler,
+      instance: undefined,
+      streamsBody,
+    });
     return this;
   }
 
@@ -285,9 +313,16 @@ export class App<Shared, Locals extends object = NoLocals> {
     this.#engine ??= createEngine({
       limits: this.#engineLimits(),
       handler: (exchange) => this.#handle(exchange),
+      streamBodies: this.#streamsBodies ? (exchange) => this.#streamsBody(exchange) : undefined,
       log: null,
     });
     return this.#engine;
+  }
+
+  /** Whether the route of this request streams its body (asked after the head). */
+  #streamsBody(exchange: Exchange): boolean {
+    const found = this.#router.find(exchange.method, exchange.path);
+    return found.kind === "found" && found.handler.streamsBody === true;
   }
 
   #engineLimits(): Limits {

@@ -6,6 +6,7 @@ export {
   defaultLimits,
   type EngineStats,
   type Limits,
+  type RequestBody,
   ResponseLimitError,
   StaleExchangeError,
 } from "corral/engine";
@@ -20,6 +21,7 @@ export {
   type Endpoint,
   type ErrorMapper,
   type RouteHandler,
+  type RouteOptions,
 } from "./app.ts";
 // Context, request and response
 export { Context } from "./context.ts";
@@ -74,6 +76,7 @@ export {
   type RedisUnavailableReason,
 } from "./redis/redis-unavailable-error.ts";
 export { MultipartError, type MultipartPart } from "./request/multipart.ts";
+export { MultipartStream, StreamedPart } from "./request/multipart-stream.ts";
 export type { RemoteAddress } from "./request/remote-address.ts";
 export { MediaTypeError, RequestView, type RequestViewLimits } from "./request-view.ts";
 export { ResponseDraft } from "./response-draft.ts";

@@ -1,10 +1,11 @@
-import type { Exchange } from "corral/engine";
+import type { Exchange, RequestBody } from "corral/engine";
 import { type CookieEntry, findCookie, parseCookieHeader } from "./cookies/cookie-header.ts";
 import { DecodeError } from "./params/decode-error.ts";
 import { countEntries, countEntryBytes } from "./params/entry-cursor.ts";
 import { ParameterLimitError } from "./params/parameter-limit-error.ts";
 import { ParameterRecords } from "./params/parameter-records.ts";
 import { type MultipartPart, parseMultipart } from "./request/multipart.ts";
+import { MultipartStream } from "./request/multipart-stream.ts";
 import { type RemoteAddress, remoteAddressOf } from "./request/remote-address.ts";
 
 /** Limits of the request views that the App, not the engine, enforces. */
@@ -126,6 +127,16 @@ export class RequestView {
     return lines;
   }
 
+  /**
+   * The body read as it arrives, for a route registered with `{ body: "stream" }` (a TypeError
+   * otherwise, and `body`, `text()`, `json()`, `form()` are TypeErrors on such a route): pieces
+   * borrowed one at a time, or `read(buffer)`; see `RequestBody`.
+   */
+  bodyStream(): RequestBody {
+    this.#assertBodyLive();
+    return this.#exchange.bodyStream();
+  }
+
   /** The body bytes, borrowed. */
   get body(): Uint8Array {
     this.#assertBodyLive();
@@ -218,6 +229,28 @@ export class RequestView {
       this.#multipart = parts.map((part) => borrowedPart(part, () => this.#assertBodyLive()));
     }
     return this.#multipart;
+  }
+
+  /**
+   * A `multipart/form-data` body read as it arrives, for a route with `{ body: "stream" }`: parts
+   * in order, each part's headers validated as in `multipart()` and its content streamed with
+   * `part.content()`. The part count and part-header limits hold; a malformed body rejects the
+   * read in progress with `MultipartError` (400 when nothing was sent yet). Another media type
+   * is a `MediaTypeError` (415).
+   */
+  multipartStream(): MultipartStream {
+    this.#assertBodyLive();
+    if (this.#contentType() !== "multipart/form-data") {
+      throw new MediaTypeError("multipart/form-data", this.#contentType());
+    }
+    return new MultipartStream(
+      this.#exchange.bodyStream(),
+      this.#exchange.header("content-type") ?? "",
+      {
+        maxParts: this.#limits.maxMultipartParts,
+        maxPartHeaderBytes: this.#limits.maxMultipartPartHeaderBytes,
+      },
+    );
   }
 
   /**

@@ -2,6 +2,7 @@ import { latin1String, latin1StringReusing } from "./internal/ascii.ts";
 import type { ExchangeHost } from "./internal/exchange-host.ts";
 import type { PeerAddress } from "./internal/peer-address.ts";
 import type { WorkerSlot } from "./internal/worker-table.ts";
+import { RequestBody } from "./request-body.ts";
 import { ClientGoneError, StaleExchangeError } from "./response-errors.ts";
 import { ResponseStream } from "./response-stream.ts";
 
@@ -26,6 +27,7 @@ export class Exchange {
   #stream: ResponseStream | null = null;
   /** Header lines drafted but not sent, kept while the worker that held them is given back. */
   #heldHeaderLines: Uint8Array | null = null;
+  #bodyReader: RequestBody | null = null;
   /** The request body lived in a worker that was given back: it is gone. */
   #bodyReleased = false;
   /** @internal A worker left to a handler that outlived its request. */
@@ -239,13 +241,39 @@ export class Exchange {
     return index < 0 ? undefined : this.headerValue(index);
   }
 
-  /** The request body, borrowed (empty when there is none); chunked bodies arrive decoded. */
+  /**
+   * The request body, borrowed (empty when there is none); chunked bodies arrive decoded. A body
+   * the application chose to stream (`streamBodies`) is read with `bodyStream()` instead.
+   */
   get body(): Uint8Array {
     this.assertLive("request");
+    if (this.#connection.upload.streamed) {
+      throw new TypeError("corral: this request's body is streamed: read it with bodyStream()");
+    }
     if (this.#bodyReleased) {
       throw new TypeError("corral: the request body went with the released worker; read it before");
     }
     return this.#connection.body;
+  }
+
+  /** Whether this request's body is streamed (`bodyStream()`) rather than buffered (`body`). */
+  get bodyStreamed(): boolean {
+    this.assertLive("request");
+    return this.#connection.upload.streamed;
+  }
+
+  /**
+   * The request body as a stream, for a request `streamBodies` chose to stream (TypeError
+   * otherwise). The same reader is returned on every call.
+   */
+  bodyStream(): RequestBody {
+    this.assertLive("request");
+    const upload = this.#connection.upload;
+    if (!upload.streamed) {
+      throw new TypeError("corral: this request's body is buffered: read it with body");
+    }
+    this.#bodyReader ??= new RequestBody(this, upload, this.#connection.head.contentLength);
+    return this.#bodyReader;
   }
 
   /** Fires when the client goes away or a deadline ends the request. Made on first use. */
@@ -439,12 +467,20 @@ export class Exchange {
 
   /**
    * Whether `releaseWorker()` may be called now: a worker is held and no response bytes live in
-   * it (nothing staged or borrowed, no stream flush under way).
+   * it (nothing staged or borrowed, no stream flush under way), and no streamed request body is
+   * still being read (its window is the worker's).
    */
   get canReleaseWorker(): boolean {
     if (!this.live) return false;
     const { draft, stream } = this.#connection;
-    return draft.worker !== null && !stream.busy && draft.stagedLength === 0 && !draft.hasBorrowed;
+    // A streamed body still being read is decoded into the worker's window.
+    return (
+      draft.worker !== null &&
+      !stream.busy &&
+      draft.stagedLength === 0 &&
+      !draft.hasBorrowed &&
+      !this.#connection.upload.open
+    );
   }
 
   /** Takes a worker again before writing; rejects with `ClientGoneError` if the client left. */

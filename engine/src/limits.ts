@@ -13,6 +13,13 @@ export interface Limits {
   readonly maxHeaderCount: number;
   /** Request body in bytes, declared or decoded from chunks; over it: 413. */
   readonly maxBodyBytes: number;
+  /**
+   * A body the application takes as a stream (`streamBodies`), declared or decoded from chunks;
+   * over it: 413 (before reading when `Content-Length` says so).
+   */
+  readonly maxStreamedBodyBytes: number;
+  /** Per-worker window a streamed chunked body is decoded into: the most one read hands over. */
+  readonly streamWindowBytes: number;
   /** Chunk extension bytes on one chunk-size line of a chunked body; over it: 400. */
   readonly maxChunkExtensionBytes: number;
   /** Trailer section bytes after a chunked body; over it: 431. */
@@ -69,6 +76,8 @@ export const defaultLimits: Limits = Object.freeze({
   maxHeaderBytes: 16 * kibibyte,
   maxHeaderCount: 100,
   maxBodyBytes: 1 * mebibyte,
+  maxStreamedBodyBytes: 1024 * mebibyte,
+  streamWindowBytes: 16 * kibibyte,
   maxChunkExtensionBytes: 256,
   maxTrailerBytes: 4 * kibibyte,
   workers: 64,
@@ -98,6 +107,8 @@ const minimums: { readonly [K in keyof Limits]: number } = {
   maxHeaderBytes: 32,
   maxHeaderCount: 1,
   maxBodyBytes: 0,
+  maxStreamedBodyBytes: 0,
+  streamWindowBytes: 64,
   maxChunkExtensionBytes: 0,
   maxTrailerBytes: 0,
   workers: 1,
@@ -155,9 +166,17 @@ export function connectionSlotBytes(limits: Limits): number {
   return limits.maxHeaderBytes + limits.connectionOutputBytes + limits.maxHeaderCount * 16;
 }
 
-/** Bytes reserved for one worker: staging, application header lines and request-body storage. */
+/**
+ * Bytes reserved for one worker: staging, application header lines, request-body storage and the
+ * window a streamed chunked body is decoded into.
+ */
 export function workerSlotBytes(limits: Limits): number {
-  return limits.stagingBytes + limits.maxResponseHeaderBytes + limits.maxBodyBytes;
+  return (
+    limits.stagingBytes +
+    limits.maxResponseHeaderBytes +
+    limits.maxBodyBytes +
+    limits.streamWindowBytes
+  );
 }
 
 /** Total bytes the engine reserves at startup for the given limits. */
@@ -186,6 +205,6 @@ export function budgetLine(limits: Limits): string {
     `${limits.maxConnections} connections x (${formatBytes(limits.maxHeaderBytes)} head + ` +
     `${formatBytes(limits.connectionOutputBytes)} output), ` +
     `${limits.workers} workers x (${formatBytes(limits.stagingBytes)} staging + ` +
-    `${formatBytes(limits.maxBodyBytes)} body))`
+    `${formatBytes(limits.maxBodyBytes)} body + ${formatBytes(limits.streamWindowBytes)} stream window))`
   );
 }

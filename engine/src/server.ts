@@ -1,7 +1,7 @@
 import type { Socket, TCPSocketListener } from "bun";
 import { BlockedOutputRule } from "./internal/blocked-output.ts";
 import { Connection } from "./internal/connection.ts";
-import type { EngineContext, Handler } from "./internal/engine-context.ts";
+import type { EngineContext, Handler, StreamBodies } from "./internal/engine-context.ts";
 import type { EngineSocket } from "./internal/engine-socket.ts";
 import { buildErrorResponses, cannedServerFullResponse } from "./internal/error-responses.ts";
 import { FreeList } from "./internal/free-list.ts";
@@ -19,6 +19,16 @@ export interface EngineOptions {
   readonly limits?: Partial<Limits>;
   /** Called once per request. */
   readonly handler: Handler;
+  /**
+   * Called after the head of each request that has a body: true makes the handler run at once
+   * and read the body as it arrives (`exchange.bodyStream()`, up to `maxStreamedBodyBytes`),
+   * false keeps it buffered before the handler runs (`exchange.body`, up to `maxBodyBytes`).
+   * Without it every body is buffered.
+   *
+   * @example
+   * createEngine({ handler, streamBodies: (exchange) => exchange.method === "PUT" });
+   */
+  readonly streamBodies?: StreamBodies;
   /** Where the budget line goes; `console.log` by default, `null` for silence. */
   readonly log?: ((line: string) => void) | null;
 }
@@ -119,6 +129,9 @@ export function createEngine(options: EngineOptions): Engine {
   const limits = resolveLimits(options.limits);
   if (typeof options.handler !== "function")
     throw new TypeError("corral: handler must be a function");
+  if (options.streamBodies !== undefined && typeof options.streamBodies !== "function") {
+    throw new TypeError("corral: streamBodies must be a function");
+  }
   const stats = new StatsCounters();
   const workers = new WorkerTable(limits);
   const requestQueue = new SlotQueue(limits.maxConnections);
@@ -135,6 +148,7 @@ export function createEngine(options: EngineOptions): Engine {
     limits,
     stats,
     handler: options.handler,
+    streamBodies: options.streamBodies ?? null,
     date: new CachedDateHeader(Date.now()),
     errorResponses: buildErrorResponses(limits),
     now: performance.now(),

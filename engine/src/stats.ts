@@ -45,6 +45,10 @@ export interface EngineStats {
   readonly bytesCopiedToStaging: number;
   /** Response payload bytes written straight from application-owned (borrowed) memory. */
   readonly bytesBorrowed: number;
+  /** Streamed request-body bytes handed to handlers (borrowed from socket chunks or a window). */
+  readonly bytesStreamedIn: number;
+  /** Of those, bytes copied into a worker's stream window (decoded chunked bodies only). */
+  readonly bytesCopiedToWindow: number;
   /** Connections closed by each deadline. */
   readonly deadlineCloses: { readonly [K in DeadlineKind]: number };
   /** Engine error answers, by error name. */
@@ -72,6 +76,8 @@ export class StatsCounters {
   bytesOut = 0;
   bytesCopiedToStaging = 0;
   bytesBorrowed = 0;
+  bytesStreamedIn = 0;
+  bytesCopiedToWindow = 0;
   readonly deadlineCloses: Record<DeadlineKind, number> = {
     header: 0,
     body: 0,
@@ -121,6 +127,8 @@ export class StatsCounters {
       bytesOut: this.bytesOut,
       bytesCopiedToStaging: this.bytesCopiedToStaging,
       bytesBorrowed: this.bytesBorrowed,
+      bytesStreamedIn: this.bytesStreamedIn,
+      bytesCopiedToWindow: this.bytesCopiedToWindow,
       deadlineCloses: { ...this.deadlineCloses },
       errors: { ...this.errors },
       handlerFailures: this.handlerFailures,

@@ -53,7 +53,7 @@ const kibibyte = 1024;
  * The App limits the example runs with. Staging is the worker's reserved response storage: it
  * holds the largest page (problem documents and single notes are smaller), so no valid request
  * can meet a `ResponseLimitError`. The budget line then reads, with the engine's defaults for
- * the rest, 8 workers x (112 KiB staging + 16 KiB body).
+ * the rest, 8 workers x (112 KiB staging + 16 KiB body + 16 KiB stream window).
  *
  * @example
  * new App({ shared, limits: crudAppLimits });

@@ -162,7 +162,7 @@ function parseParameters(text: string, start: number): Map<string, string> | und
 }
 
 /** The boundary of a `multipart/form-data` Content-Type value (RFC 7578 §4.1, RFC 2046 §5.1.1). */
-function boundaryOf(contentType: string): string {
+export function boundaryOf(contentType: string): string {
   let semicolonIndex = contentType.indexOf(";");
   if (semicolonIndex < 0) semicolonIndex = contentType.length;
   // RFC 2045 §5.1: type and subtype are case-insensitive.
@@ -185,6 +185,15 @@ function boundaryOf(contentType: string): string {
     throw new MultipartError("invalidBoundary", `invalid boundary: ${JSON.stringify(boundary)}`);
   }
   return boundary;
+}
+
+/** Throws a TypeError unless both limits are non-negative integers. */
+export function checkMultipartLimits(limits: MultipartLimits): void {
+  for (const key of ["maxParts", "maxPartHeaderBytes"] as const) {
+    if (!Number.isSafeInteger(limits[key]) || limits[key] < 0) {
+      throw new TypeError(`corral: multipart limit ${key} must be a non-negative integer`);
+    }
+  }
 }
 
 function matchesAt(source: Uint8Array, pattern: Uint8Array, patternStart: number, at: number) {
@@ -255,6 +264,27 @@ function parsePart(
     }
     throw new MultipartError("unterminatedHeaderSection", `part headers at ${start} do not end`);
   }
+  const bytes = body.subarray(Math.min(blankLine + 4, end), end);
+  return { ...parsePartHeaders(source, start, blankLine, dashBoundary), bytes };
+}
+
+/** What a part's header section says: everything of `MultipartPart` but its content. */
+export type PartHeaders = Omit<MultipartPart, "bytes">;
+
+/**
+ * Parses and validates the header lines of a part, `source[start, blankLine)` (each line ending
+ * in CRLF, `blankLine` where the empty line starts; `start` may be `blankLine + 2` for an empty
+ * section). Throws `MultipartError` like `parseMultipart`.
+ *
+ * @example
+ * const headers = parsePartHeaders(source, 2, source.length - 4, Buffer.from("--xyz"));
+ */
+export function parsePartHeaders(
+  source: Buffer,
+  start: number,
+  blankLine: number,
+  dashBoundary: Buffer,
+): PartHeaders {
   let disposition: string | undefined;
   let contentType: string | undefined;
   for (let lineStart = start; lineStart < blankLine; ) {
@@ -304,8 +334,7 @@ function parsePart(
   }
   const name = parameters.get("name");
   if (name === undefined) throw new MultipartError("missingName", `part at ${start} has no name`);
-  const bytes = body.subarray(Math.min(blankLine + 4, end), end);
-  return { name, filename: parameters.get("filename"), contentType, bytes };
+  return { name, filename: parameters.get("filename"), contentType };
 }
 
 /**
@@ -330,11 +359,7 @@ export function parseMultipart(
   contentType: string,
   limits: MultipartLimits,
 ): MultipartPart[] {
-  for (const key of ["maxParts", "maxPartHeaderBytes"] as const) {
-    if (!Number.isSafeInteger(limits[key]) || limits[key] < 0) {
-      throw new TypeError(`corral: multipart limit ${key} must be a non-negative integer`);
-    }
-  }
+  checkMultipartLimits(limits);
   const boundary = boundaryOf(contentType);
   const source = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   // delimiter := CRLF dash-boundary (RFC 2046 §5.1.1); the first one may open the body bare.

@@ -507,7 +507,9 @@ test("entity tag lists parse per RFC 9110 §8.8.3 and §5.6.1", () => {
 
 test("bun run example crud serves the collection over fetch and raw bytes", async () => {
   await using example = await startExample("crud");
-  expect(example.startupOutput).toContain("8 workers x (112 KiB staging + 16 KiB body)");
+  expect(example.startupOutput).toContain(
+    "8 workers x (112 KiB staging + 16 KiB body + 16 KiB stream window)",
+  );
   const created = await fetch(`${example.baseUrl}notes`, {
     method: "POST",
     headers: jsonType,

@@ -3,6 +3,7 @@ import { Exchange } from "../exchange.ts";
 import type { Limits } from "../limits.ts";
 import { engineHeaderReserveBytes } from "../limits.ts";
 import { ParsedHead } from "../parser/parsed-head.ts";
+import type { HeadLimits } from "../parser/request-head.ts";
 import { ClientGoneError } from "../response-errors.ts";
 import type { DeadlineKind, StatsCounters } from "../stats.ts";
 import { asciiBytes } from "./ascii.ts";
@@ -15,6 +16,7 @@ import { PeerAddress } from "./peer-address.ts";
 import { inputComplete, inputIncomplete, RequestInput } from "./request-input.ts";
 import { ResponseDraft } from "./response-draft.ts";
 import { StreamFraming, type StreamHost } from "./stream-framing.ts";
+import { StreamedBody, type StreamedBodyHost } from "./streamed-body.ts";
 import type { WorkerSlot } from "./worker-table.ts";
 
 const stateReadingHead = 0;
@@ -41,7 +43,7 @@ const lingerMs = 1000;
  * them: one `pump` runs publish, input, dispatch and output so that each input chunk is answered
  * with one write. Every buffer it uses was reserved at startup.
  */
-export class Connection implements ExchangeHost, StreamHost {
+export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
   readonly slot: number;
   readonly context: EngineContext;
   readonly limits: Limits;
@@ -54,6 +56,8 @@ export class Connection implements ExchangeHost, StreamHost {
   readonly output: OutputChannel;
   readonly draft: ResponseDraft;
   readonly stream: StreamFraming;
+  /** The request body when the handler streams it. */
+  readonly upload: StreamedBody;
   exchange: Exchange | null = null;
   readonly peer = new PeerAddress();
   isHeadRequest = false;
@@ -62,6 +66,11 @@ export class Connection implements ExchangeHost, StreamHost {
   deadlineAt = Number.POSITIVE_INFINITY;
   deadlineKind: DeadlineKind | "linger" = "idle";
 
+  /**
+   * The head parser's limits: with `streamBodies` a declared length may reach the streamed limit;
+   * which limit applies is decided once the application chose (`#beginStreamedBody`).
+   */
+  readonly #headLimits: HeadLimits;
   /** Output room a request needs before it is dispatched: its whole response head always fits. */
   readonly #dispatchRoom: number;
   #paused = false;
@@ -94,6 +103,15 @@ export class Connection implements ExchangeHost, StreamHost {
     this.output = new OutputChannel(output);
     this.draft = new ResponseDraft(context.limits, context.stats);
     this.stream = new StreamFraming(this);
+    this.upload = new StreamedBody(this, context.limits);
+    const limits = context.limits;
+    this.#headLimits =
+      context.streamBodies === null
+        ? limits
+        : {
+            ...limits,
+            maxBodyBytes: Math.max(limits.maxBodyBytes, limits.maxStreamedBodyBytes),
+          };
     this.#dispatchRoom = context.limits.maxResponseHeaderBytes + engineHeaderReserveBytes;
     this.runGrant = () => this.#runGrant();
     this.#nextTurn = () => {
@@ -158,6 +176,7 @@ export class Connection implements ExchangeHost, StreamHost {
     this.stats.bytesIn += chunk.length;
     if (this.state === stateClosing || this.state === stateClosed) return;
     this.input.receive(chunk, owned);
+    if (this.upload.waiting) this.upload.supply();
     this.pump();
   }
 
@@ -278,6 +297,10 @@ export class Connection implements ExchangeHost, StreamHost {
     } else if (state === stateReadingHead || state === stateReadingBody) {
       this.#resume();
       if (this.idle) this.context.connectionIdle(this.slot);
+    } else if (this.upload.open) {
+      // A streamed body is read only while the handler waits for it.
+      if (this.upload.waiting) this.#resume();
+      else this.#pause();
     }
   }
 
@@ -386,7 +409,7 @@ export class Connection implements ExchangeHost, StreamHost {
       this.context.connectionBusy(this.slot);
       this.#setDeadline("header", this.limits.headerDeadlineMs);
     }
-    const result = input.readHead(this.head, this.limits);
+    const result = input.readHead(this.head, this.#headLimits);
     if (result === inputIncomplete) return false;
     if (result !== inputComplete) {
       this.fail(errorNameOf(result));
@@ -460,12 +483,84 @@ export class Connection implements ExchangeHost, StreamHost {
     this.stream.reset();
     this.state = stateReadingBody;
     this.#setDeadline("body", this.limits.bodyDeadlineMs);
+    if (this.context.streamBodies !== null && this.input.expectsBody) {
+      if (this.#beginStreamedBody(worker)) return;
+    }
     // RFC 9110 §10.1.1: 100-continue only once the request is accepted, and only when the
     // client is still waiting (no body bytes have come yet). The dispatch room covers the line.
     if (this.head.expectContinue && this.input.expectsBody && !this.input.pending) {
       this.output.append(continueLine);
       this.stats.countResponse(100);
     }
+  }
+
+  /**
+   * Asks the application whether this body is streamed; when it is, dispatches now (the handler
+   * reads the body as it arrives). Returns true when the request left the body-reading state:
+   * streamed, or refused for its declared length.
+   */
+  #beginStreamedBody(worker: WorkerSlot): boolean {
+    const exchange = new Exchange(this, this.generation);
+    this.exchange = exchange;
+    let streamed: boolean;
+    try {
+      streamed = this.context.streamBodies!(exchange) === true;
+    } catch (error) {
+      // Answered like a handler that threw; the unread body closes the connection.
+      this.upload.begin(worker.window);
+      this.state = stateHandling;
+      this.#handlerRunning = true;
+      this.#handlerSettled(exchange, error, true);
+      return true;
+    }
+    const declared = this.head.contentLength;
+    const limit = streamed ? this.limits.maxStreamedBodyBytes : this.limits.maxBodyBytes;
+    if (declared > limit) {
+      this.fail("bodyTooLarge");
+      return true;
+    }
+    if (!streamed) return false;
+    this.upload.begin(worker.window);
+    this.#dispatch();
+    return true;
+  }
+
+  bodyStarted(): void {
+    // RFC 9110 §10.1.1: the client waiting for 100-continue is told to send once the handler
+    // asks for the body, and only when no body byte has come yet.
+    if (
+      this.head.expectContinue &&
+      this.upload.received === 0 &&
+      !this.input.pending &&
+      !this.stream.started
+    ) {
+      this.output.append(continueLine);
+      this.stats.countResponse(100);
+      this.pump();
+    }
+  }
+
+  bodyProgressed(): void {
+    // The body deadline counts from the last progress: a slow uploader that moves is fine.
+    if (this.deadlineKind !== "stream") this.#setDeadline("body", this.limits.bodyDeadlineMs);
+    this.#adjustReading();
+  }
+
+  bodyEnded(): void {
+    if (this.deadlineKind !== "stream") {
+      this.#setDeadline("request", this.limits.requestDeadlineMs);
+    }
+  }
+
+  bodyFailed(name: EngineErrorName): void {
+    if (!this.stream.headSent) {
+      this.fail(name);
+      return;
+    }
+    // A response head is out already: no error answer can follow it.
+    this.stats.countError(name);
+    this.#abortExchange(new ClientGoneError(`the request body failed: ${name}`));
+    this.terminate();
   }
 
   #readBody(): boolean {
@@ -486,7 +581,8 @@ export class Connection implements ExchangeHost, StreamHost {
     this.state = stateHandling;
     this.#handlerRunning = true;
     this.#setDeadline("request", this.limits.requestDeadlineMs);
-    const exchange = new Exchange(this, this.generation);
+    // `#beginStreamedBody` may have made the exchange already (to ask the application).
+    const exchange = this.exchange ?? new Exchange(this, this.generation);
     this.exchange = exchange;
     let result: void | Promise<void>;
     try {
@@ -560,8 +656,12 @@ export class Connection implements ExchangeHost, StreamHost {
       this.head.keepAlive &&
       !this.draft.closeRequested &&
       !this.context.stopping &&
-      !this.#closeAfterOutput;
+      !this.#closeAfterOutput &&
+      !this.upload.open;
     if (!keepAlive) {
+      // A streamed body the handler did not read to its end: what the client still sends is
+      // read and dropped for a moment after the answer, so that it reads the answer.
+      if (this.upload.open) this.#lingerAfterOutput = true;
       this.#closeAfterOutput = true;
       return "close";
     }
@@ -573,6 +673,7 @@ export class Connection implements ExchangeHost, StreamHost {
     this.exchange = null;
     this.generation++;
     this.#handlerRunning = false;
+    this.upload.reset();
     this.input.requestEnded(this.output.segment);
     this.state = this.#closeAfterOutput ? stateClosing : stateReadingHead;
     const worker = this.draft.worker;
@@ -705,6 +806,7 @@ export class Connection implements ExchangeHost, StreamHost {
     if (exchange === null) return;
     exchange.abort(reason);
     this.stream.clientGone(reason);
+    this.upload.clientGone(reason);
     const reject = this.#reacquireReject;
     if (reject !== null) {
       this.#reacquireResolve = null;
@@ -721,6 +823,7 @@ export class Connection implements ExchangeHost, StreamHost {
     this.generation++;
     this.#handlerRunning = false;
     this.stream.reset();
+    this.upload.reset();
   }
 
   #releaseWorkerUnlessHandlerRuns(): void {
@@ -746,6 +849,7 @@ export class Connection implements ExchangeHost, StreamHost {
     this.exchange = null;
     this.#handlerRunning = false;
     this.#pendingError = null;
+    this.upload.reset();
     this.input.discard();
     this.output.discard();
     this.stream.reset();

@@ -11,11 +11,19 @@ import type { YoungCollection } from "./young-collection.ts";
 /** What the application gives the engine: called once per request with its exchange. */
 export type Handler = (exchange: Exchange) => void | Promise<void>;
 
+/**
+ * Decides, after the head of a request with a body, whether the handler streams that body
+ * (`exchange.bodyStream()`) instead of receiving it buffered (`exchange.body`).
+ */
+export type StreamBodies = (exchange: Exchange) => boolean;
+
 /** The server-wide state every connection shares. */
 export interface EngineContext {
   readonly limits: Limits;
   readonly stats: StatsCounters;
   readonly handler: Handler;
+  /** Which requests stream their body; null when none does (every body is buffered). */
+  readonly streamBodies: StreamBodies | null;
   readonly date: CachedDateHeader;
   readonly errorResponses: Readonly<Record<EngineErrorName, ErrorResponse>>;
   /** Coarse monotonic milliseconds, advanced by the sweep. */

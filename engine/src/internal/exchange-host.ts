@@ -3,6 +3,7 @@ import type { EngineSocket } from "./engine-socket.ts";
 import type { PeerAddress } from "./peer-address.ts";
 import type { ResponseDraft } from "./response-draft.ts";
 import type { StreamFraming } from "./stream-framing.ts";
+import type { StreamedBody } from "./streamed-body.ts";
 
 /**
  * What an `Exchange` reads and calls on its connection. The connection implements it; the
@@ -16,6 +17,8 @@ export interface ExchangeHost {
   readonly stream: StreamFraming;
   /** The request body, once read. */
   readonly body: Uint8Array;
+  /** The request body when the handler streams it. */
+  readonly upload: StreamedBody;
   /** The connection's socket while it is open. */
   readonly socket: EngineSocket | null;
   /** The peer's address, read from the socket on first use. */

@@ -1,7 +1,17 @@
 import type { Limits } from "../limits.ts";
-import { ChunkedBodyDecoder, chunkedComplete, chunkedIncomplete } from "../parser/chunked-body.ts";
+import {
+  ChunkedBodyDecoder,
+  type ChunkedLimits,
+  chunkedComplete,
+  chunkedIncomplete,
+} from "../parser/chunked-body.ts";
 import type { ParsedHead } from "../parser/parsed-head.ts";
-import { headComplete, headIncomplete, parseRequestHead } from "../parser/request-head.ts";
+import {
+  type HeadLimits,
+  headComplete,
+  headIncomplete,
+  parseRequestHead,
+} from "../parser/request-head.ts";
 
 /** `readHead` / `readBody` need more bytes. */
 export const inputIncomplete = 0;
@@ -45,6 +55,8 @@ function releaseChunk(chunk: Uint8Array): void {
 export class RequestInput {
   /** The current request's body once `readBody` completed: a view of a socket chunk or storage. */
   body: Uint8Array = emptyBody;
+  /** The piece of a streamed body the last `readPiece` handed over (empty at the body's end). */
+  piece: Uint8Array = emptyBody;
   /** Whether a head has begun arriving (its header deadline runs). */
   headStarted = false;
   readonly #headBuffer: Uint8Array;
@@ -59,6 +71,11 @@ export class RequestInput {
   #chunkInUse = false;
   /** A consumed chunk the request in progress still points into: freed when the request ends. */
   #retired: Uint8Array | null = null;
+  /** The chunk the last streamed piece was borrowed from: freed when the next piece is asked. */
+  #lent: Uint8Array | null = null;
+  #lentOwned = false;
+  /** Whether a streamed chunked body has read its last chunk and trailer section. */
+  #chunkedDone = false;
   #bodyChunked = false;
   #bodyLength = 0;
   #bodyReceived = 0;
@@ -84,6 +101,11 @@ export class RequestInput {
    * are still to be written (`pendingOutput`: a response that borrowed the request's body).
    */
   requestEnded(pendingOutput: Uint8Array | null = null): void {
+    const lent = this.#lent;
+    this.#lent = null;
+    if (lent !== null && lent !== this.#chunk && lent !== this.#retired && this.#lentOwned) {
+      if (lent.buffer !== pendingOutput?.buffer) releaseChunk(lent);
+    }
     const retired = this.#retired;
     this.#retired = null;
     if (retired !== null && !sharesMemory(retired, pendingOutput)) releaseChunk(retired);
@@ -113,7 +135,7 @@ export class RequestInput {
     if (!this.#chunkOwned) return;
     // A second chunk still in use (head in one, body in the next) is left to the collector.
     if (keepIfInUse && inUse) this.#retired ??= chunk;
-    else releaseChunk(chunk);
+    else if (chunk !== this.#lent) releaseChunk(chunk);
   }
 
   /** Whether bytes that arrived are still waiting to be consumed. */
@@ -154,7 +176,7 @@ export class RequestInput {
    * `inputIncomplete`, `inputComplete` or an engine error code. A head that continues in a
    * later chunk is kept in the slot's head buffer, so the chunk can be let go.
    */
-  readHead(head: ParsedHead, limits: Limits): number {
+  readHead(head: ParsedHead, limits: HeadLimits): number {
     const chunk = this.#chunk;
     if (chunk === null || this.#start >= this.#end) return inputIncomplete;
     if (!this.headStarted) {
@@ -206,7 +228,59 @@ export class RequestInput {
     this.#bodyLength = Math.max(head.contentLength, 0);
     this.#bodyReceived = 0;
     this.body = emptyBody;
+    this.piece = emptyBody;
+    this.#chunkedDone = false;
     if (head.chunked) this.#chunked.reset();
+  }
+
+  /** Body bytes the announced framing still holds back (Content-Length only; -1 when chunked). */
+  get bodyRemaining(): number {
+    return this.#bodyChunked ? -1 : this.#bodyLength - this.#bodyReceived;
+  }
+
+  /**
+   * Hands over the next piece of a streamed body in `piece`, giving up the previous one: a view
+   * of the socket chunk for a `Content-Length` body (no copy), or the chunked body decoded into
+   * `window`. Returns `inputComplete` (`piece` empty at the body's end), `inputIncomplete` when
+   * more bytes must come, or an error code.
+   */
+  readPiece(window: Uint8Array, limits: ChunkedLimits): number {
+    this.#releaseLent();
+    this.piece = emptyBody;
+    const chunk = this.#chunk;
+    const available = chunk === null ? 0 : this.#end - this.#start;
+    if (this.#bodyChunked) {
+      if (this.#chunkedDone) return inputComplete;
+      if (available === 0) return inputIncomplete;
+      const decoder = this.#chunked;
+      decoder.startWindow();
+      const result = decoder.decode(chunk!, this.#start, this.#end, window, limits);
+      this.#start += decoder.consumed;
+      this.#releaseIfUsedUp();
+      if (result === chunkedComplete) this.#chunkedDone = true;
+      else if (result !== chunkedIncomplete) return result;
+      this.piece = window.subarray(0, decoder.windowLength);
+      return this.piece.length > 0 || this.#chunkedDone ? inputComplete : inputIncomplete;
+    }
+    const remaining = this.#bodyLength - this.#bodyReceived;
+    if (remaining === 0) return inputComplete;
+    if (available === 0) return inputIncomplete;
+    const take = Math.min(available, remaining);
+    this.piece = chunk!.subarray(this.#start, this.#start + take);
+    this.#lent = chunk;
+    this.#lentOwned = this.#chunkOwned;
+    this.#start += take;
+    this.#bodyReceived += take;
+    return inputComplete;
+  }
+
+  /** The handler asked for the next piece: the chunk the previous one was lent from is freed. */
+  #releaseLent(): void {
+    const lent = this.#lent;
+    if (lent === null) return;
+    this.#lent = null;
+    if (lent === this.#chunk) this.#releaseIfUsedUp();
+    else if (lent !== this.#retired && this.#lentOwned) releaseChunk(lent);
   }
 
   /** Whether the current request has a body at all. */

@@ -14,6 +14,8 @@ export interface WorkerSlot {
   readonly headerLines: Uint8Array;
   /** Request-body storage for bodies that are not borrowed from one socket chunk. */
   readonly body: Uint8Array;
+  /** Where a streamed chunked request body is decoded, one window at a time. */
+  readonly window: Uint8Array;
 }
 
 /** The fixed table of workers, carved at startup out of three arenas. */
@@ -26,6 +28,8 @@ export class WorkerTable {
     const stagingArena = new Uint8Array(limits.workers * stagingStride);
     const headerArena = new Uint8Array(limits.workers * limits.maxResponseHeaderBytes);
     const bodyArena = new Uint8Array(limits.workers * limits.maxBodyBytes);
+    const windowBytes = limits.streamWindowBytes;
+    const windowArena = new Uint8Array(limits.workers * windowBytes);
     const slots: WorkerSlot[] = [];
     for (let index = 0; index < limits.workers; index++) {
       slots.push({
@@ -36,6 +40,7 @@ export class WorkerTable {
           (index + 1) * limits.maxResponseHeaderBytes,
         ),
         body: bodyArena.subarray(index * limits.maxBodyBytes, (index + 1) * limits.maxBodyBytes),
+        window: windowArena.subarray(index * windowBytes, (index + 1) * windowBytes),
       });
     }
     this.slots = slots;

@@ -47,6 +47,8 @@ export class ChunkedBodyDecoder {
   readonly #extension = new ChunkExtensionGrammar();
   /** Decoded body bytes written to the output so far. */
   decodedLength = 0;
+  /** Where `output` starts in the decoded body: 0 for whole-body storage, moved for a window. */
+  #outputBase = 0;
   /** Input bytes consumed by the last `decode` call. */
   consumed = 0;
 
@@ -59,11 +61,26 @@ export class ChunkedBodyDecoder {
     this.#extensionBytes = 0;
     this.#trailerBytes = 0;
     this.decodedLength = 0;
+    this.#outputBase = 0;
     this.consumed = 0;
   }
 
   /**
-   * Decodes `input[start, end)` into `output` (whose length is the body limit). Returns
+   * Makes the next `decode` write from the start of its `output` again (a window reused for each
+   * piece of a streamed body); decoding then stops early when the window is full.
+   */
+  startWindow(): void {
+    this.#outputBase = this.decodedLength;
+  }
+
+  /** Decoded bytes written to `output` since `reset` or `startWindow`. */
+  get windowLength(): number {
+    return this.decodedLength - this.#outputBase;
+  }
+
+  /**
+   * Decodes `input[start, end)` into `output` (whole-body storage, or a window: see
+   * `startWindow`). Returns
    * `chunkedIncomplete`, `chunkedComplete` (with `consumed` telling where the body ended), or an
    * engine error code.
    */
@@ -130,8 +147,11 @@ export class ChunkedBodyDecoder {
           }
           break;
         case phaseData: {
-          const take = Math.min(this.#remaining, end - index);
-          output.set(input.subarray(index, index + take), this.decodedLength);
+          const offset = this.decodedLength - this.#outputBase;
+          // Whole-body storage always has room (the size was checked); a window may be full.
+          const take = Math.min(this.#remaining, end - index, output.length - offset);
+          if (take === 0) return this.#fail(index - start, chunkedIncomplete);
+          output.set(input.subarray(index, index + take), offset);
           this.decodedLength += take;
           this.#remaining -= take;
           index += take;

@@ -1,0 +1,29 @@
+// corral-engine taking PUT bodies as streams (`streamBodies`): each borrowed piece goes to the
+// sink before the next is read, so the upload holds one socket chunk whatever its size.
+import { listen } from "corral/engine";
+import { announceReady, parsePort } from "./cli.ts";
+import { reportCorral } from "./corral-control.ts";
+import { sinkFor } from "./upload-sink.ts";
+
+const server = listen({
+  port: parsePort(),
+  log: null,
+  limits: { maxStreamedBodyBytes: 4 * 1024 * 1024 * 1024 },
+  streamBodies: (exchange) => exchange.method === "PUT",
+  async handler(exchange) {
+    const sink = exchange.bodyStreamed ? await sinkFor(exchange.path) : undefined;
+    if (sink === undefined) {
+      exchange.setStatus(404);
+      return;
+    }
+    let size = 0;
+    for await (const piece of exchange.bodyStream()) {
+      size += piece.length;
+      await sink.write(piece);
+    }
+    await sink.finish();
+    exchange.writeText(String(size));
+  },
+});
+reportCorral(server);
+announceReady(server.port);

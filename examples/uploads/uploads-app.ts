@@ -1,0 +1,125 @@
+import { open, rename, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import { App } from "corral";
+import { isValidFileName, maxFileNameCharacters } from "./file-name.ts";
+
+/**
+ * Options of `createUploadsApp`.
+ *
+ * @example
+ * createUploadsApp({ directory: "/srv/uploads" });
+ */
+export interface UploadsAppOptions {
+  /** The folder uploaded files are written to (it must exist). */
+  readonly directory: string;
+  /** The largest upload in bytes; `maxStreamedBodyBytes` (1 GiB by default) otherwise. */
+  readonly maxUploadBytes?: number;
+}
+
+/** What a stored upload is answered with. */
+interface StoredFile {
+  readonly name: string;
+  readonly size: number;
+  readonly sha256: string;
+}
+
+/**
+ * `PUT /files/:name` streams the request body to `<directory>/<name>`, hashing it on the way,
+ * and answers 201 with `{ name, size, sha256 }`; `POST /files` does the same for each file part
+ * of a `multipart/form-data` body (`{ files: [...] }`). The body is never held whole: each borrowed
+ * piece is written before the next is read, so memory stays at one socket chunk whatever the
+ * size. The file is written under a temporary name and renamed when complete; a client that
+ * leaves mid-upload leaves nothing behind.
+ *
+ * @example
+ * const app = createUploadsApp({ directory: "/tmp/uploads" });
+ * app.listen({ port: 3000 });
+ */
+export function createUploadsApp(options: UploadsAppOptions): App<object> {
+  const app = new App({
+    shared: {},
+    limits:
+      options.maxUploadBytes === undefined ? {} : { maxStreamedBodyBytes: options.maxUploadBytes },
+  });
+  let uploadCount = 0;
+  const partPathFor = (name: string) =>
+    join(options.directory, `.${name}.${process.pid}-${++uploadCount}.part`);
+  app.route(
+    "PUT",
+    "/files/:name",
+    async (ctx) => {
+      const name = ctx.params.name;
+      if (!isValidFileName(name)) {
+        ctx.response.json(400, {
+          error: `a file name is 1 to ${maxFileNameCharacters} letters, digits, ".", "_" or "-", not starting with "."`,
+        });
+        return;
+      }
+      const partPath = partPathFor(name);
+      const stored = await storeBody(ctx.request.bodyStream(), partPath, name);
+      await rename(partPath, join(options.directory, name));
+      ctx.response.json(201, stored);
+    },
+    { body: "stream" },
+  );
+  app.route(
+    "POST",
+    "/files",
+    async (ctx) => {
+      const stored: StoredFile[] = [];
+      // Parts written so far are complete files; a later failure removes them too.
+      const removeStored = () =>
+        Promise.all(
+          stored.map((file) => unlink(join(options.directory, file.name)).catch(() => {})),
+        );
+      try {
+        for await (const part of ctx.request.multipartStream()) {
+          if (part.filename === undefined) continue;
+          if (!isValidFileName(part.filename)) {
+            await removeStored();
+            ctx.response.json(400, { error: `invalid file name in part ${part.name}` });
+            return;
+          }
+          const partPath = partPathFor(part.filename);
+          stored.push(await storeBody(part.content(), partPath, part.filename));
+          await rename(partPath, join(options.directory, part.filename));
+        }
+      } catch (error) {
+        await removeStored();
+        throw error;
+      }
+      ctx.response.json(201, { files: stored });
+    },
+    { body: "stream" },
+  );
+  return app;
+}
+
+/** Writes every piece to `partPath` as it comes; removes the file if the upload fails. */
+async function storeBody(
+  body: AsyncIterable<Uint8Array>,
+  partPath: string,
+  name: string,
+): Promise<StoredFile> {
+  const file = await open(partPath, "wx");
+  const hasher = new Bun.CryptoHasher("sha256");
+  let size = 0;
+  try {
+    for await (const piece of body) {
+      hasher.update(piece);
+      // Written before the next piece is asked for: the piece is only borrowed until then.
+      let written = 0;
+      while (written < piece.length) {
+        const result = await file.write(piece, written, piece.length - written);
+        written += result.bytesWritten;
+      }
+      size += piece.length;
+    }
+    await file.close();
+  } catch (error) {
+    await file.close();
+    await unlink(partPath);
+    throw error;
+  }
+  return { name, size, sha256: hasher.digest("hex") };
+}
