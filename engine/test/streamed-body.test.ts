@@ -398,3 +398,28 @@ test("a streamed body over the limit after a response head went out closes, with
     errors: { bodyTooLarge: 1 },
   });
 });
+
+test("a slow but moving uploader is not cut off: the body deadline counts from the last progress", async () => {
+  await using server = startStreaming(
+    async (exchange) => {
+      let received = 0;
+      for await (const piece of exchange.bodyStream()) received += piece.length;
+      exchange.writeText(`received ${received}`);
+    },
+    { bodyDeadlineMs: 300, sweepIntervalMs: 20, requestDeadlineMs: 60_000 },
+  );
+  using uploader = await RawClient.connect(server.port);
+  uploader.send("PUT / HTTP/1.1\r\nHost: h\r\nContent-Length: 10000\r\n\r\n");
+  // Ten pieces, each after the last was read: the whole upload takes several body deadlines,
+  // but no gap between two pieces comes near one.
+  for (let piece = 1; piece <= 10; piece++) {
+    uploader.send("y".repeat(1000));
+    await waitUntil(() => server.stats().bytesStreamedIn === piece * 1000, `piece ${piece}`);
+    await Bun.sleep(100);
+  }
+  const answer = await uploader.response();
+  expect({
+    answer: `${answer.status} ${answer.text}`,
+    bodyDeadlines: server.stats().deadlineCloses.body,
+  }).toEqual({ answer: "200 received 10000", bodyDeadlines: 0 });
+});

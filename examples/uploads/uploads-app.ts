@@ -2,6 +2,13 @@ import { open, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { App } from "corral";
 import { isValidFileName, maxFileNameCharacters } from "./file-name.ts";
+import page from "./page.html" with { type: "text" };
+
+/**
+ * The upload page, encoded once at startup and sent with `borrowBody` (no copy per request). A
+ * text import is a string at run time (Bun's typings describe HTML bundles instead).
+ */
+const pageBytes = new TextEncoder().encode(page as unknown as string);
 
 /**
  * Options of `createUploadsApp`.
@@ -24,6 +31,7 @@ interface StoredFile {
 }
 
 /**
+ * `GET /` is a page with a file input and a progress bar that uploads with `PUT`.
  * `PUT /files/:name` streams the request body to `<directory>/<name>`, hashing it on the way,
  * and answers 201 with `{ name, size, sha256 }`; `POST /files` does the same for each file part
  * of a `multipart/form-data` body (`{ files: [...] }`). The body is never held whole: each borrowed
@@ -40,6 +48,9 @@ export function createUploadsApp(options: UploadsAppOptions): App<object> {
     shared: {},
     limits:
       options.maxUploadBytes === undefined ? {} : { maxStreamedBodyBytes: options.maxUploadBytes },
+  });
+  app.route("GET", "/", (ctx) => {
+    ctx.response.borrowBody(200, "text/html; charset=utf-8", pageBytes);
   });
   let uploadCount = 0;
   const partPathFor = (name: string) =>
