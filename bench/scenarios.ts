@@ -144,8 +144,8 @@ export const scenarios: readonly Scenario[] = [
 /** The hello scenario the corral RSS check loads for longer. */
 export const rssCheckScenario: Scenario = scenarios[0]!;
 
-/** What `--only` can name: a wrk scenario, the RSS check, the SSE, abuse or cores scenario. */
-export type SectionId = ScenarioId | "rss" | "sse" | "abuse" | "cores";
+/** What `--only` can name: a wrk scenario, the RSS check, the SSE, Redis SSE, abuse or cores scenario. */
+export type SectionId = ScenarioId | "rss" | "sse" | "redis-sse" | "abuse" | "cores";
 export const sectionIds: readonly SectionId[] = [
   "plain",
   "pipelined",
@@ -154,6 +154,7 @@ export const sectionIds: readonly SectionId[] = [
   "app-plain",
   "app-pipelined",
   "sse",
+  "redis-sse",
   "abuse",
   "cores",
 ];
