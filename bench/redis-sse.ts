@@ -4,9 +4,15 @@
 // in-process `EventChannel` holding all N streams in one process, measured in the same run.
 import { startRedisServer } from "../test/support/redis-server.ts";
 import { ensureOpenFiles } from "./open-files.ts";
-import type { Pinning } from "./pinning.ts";
 import { ServerProcess } from "./server-process.ts";
-import { percentile, problemText, waitUntil } from "./sse.ts";
+import {
+  connectsInFlight,
+  percentile,
+  problemText,
+  type SsePlan,
+  spareFiles,
+  waitUntil,
+} from "./sse.ts";
 import { SseClients } from "./sse-clients.ts";
 
 /** One publish reaching every stream of a setup. Times in ms from the server's publish. */
@@ -24,17 +30,8 @@ export interface FanOutResult {
   readonly againPublishToLastMs: number;
 }
 
-/** How to run the scenario. */
-export interface RedisSsePlan {
-  readonly streams: number;
-  readonly pinning: Pinning;
-  readonly repoRoot: string;
-  /** Each of the two setups must finish within this (the default 60 s). */
-  readonly timeoutMs?: number;
-}
-
-const spareFiles = 256;
-const connectsInFlight = 128;
+/** How to run the scenario: as `sse`, with `timeoutMs` bounding each of the two setups. */
+export type RedisSsePlan = SsePlan;
 
 /**
  * Runs the in-process setup, then the Redis one; bounded in time, and always closes the clients,

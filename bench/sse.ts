@@ -62,9 +62,9 @@ export interface SsePlan {
 }
 
 /** Open files beyond the streams: the control connection, stdio, Bun's own descriptors. */
-const spareFiles = 256;
+export const spareFiles = 256;
 /** Connects in progress at once: well under the listen backlog. */
-const connectsInFlight = 128;
+export const connectsInFlight = 128;
 
 /**
  * Runs the scenario, bounded in time (it throws with what it saw when time runs out), and always
