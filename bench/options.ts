@@ -10,7 +10,7 @@ export interface BenchOptions {
   readonly warmupSeconds: number;
   /** Seconds of load before the corral RSS check. */
   readonly rssCheckSeconds: number;
-  /** Idle SSE streams the `sse` scenario opens. */
+  /** Idle SSE streams the `sse` and `redis-sse` scenarios open. */
   readonly sseStreams: number;
   /** What runs, in the order of `sectionIds`. */
   readonly only: readonly SectionId[];
@@ -24,7 +24,7 @@ export const usage = `usage: bun run bench [--only LIST] [--duration N] [--repea
                     (engine = plain,pipelined,big,rss; app = app-plain,app-pipelined); default all
   --duration N      seconds of measured load per run and per attack (default 5)
   --repeat N        runs per scenario and server, medians reported (default 3)
-  --sse-streams N   idle SSE streams the sse scenario opens (default 10000)
+  --sse-streams N   idle SSE streams the sse and redis-sse scenarios open (default 10000)
   --quick           smoke run: 1 s per run, once, no warm-up, 2 s RSS check`;
 
 /** Parses argv; throws a message with the usage on anything unknown. */

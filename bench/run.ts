@@ -11,6 +11,7 @@ import { measureRun, type RunPlan, type RunResult } from "./measure.ts";
 import { type BenchOptions, parseOptions } from "./options.ts";
 import { choosePinning, type Pinning } from "./pinning.ts";
 import { clockTicksPerSecond, toMiB } from "./process-metrics.ts";
+import { type FanOutResult, formatRedisSse, runRedisSse } from "./redis-sse.ts";
 import { formatRssCheck, formatSse, formatTable, formatTargets, formatWarnings } from "./report.ts";
 import { rssCheckScenario, type ScenarioServer, scenarios } from "./scenarios.ts";
 import { runSse, type SseResult } from "./sse.ts";
@@ -37,6 +38,7 @@ async function main(): Promise<number> {
   }
   const selected = scenarios.filter((scenario) => options.only.includes(scenario.id));
   const runSseScenario = options.only.includes("sse");
+  const runRedisSseScenario = options.only.includes("redis-sse");
   const runAbuseScenario = options.only.includes("abuse");
   let runCoresScenario = options.only.includes("cores");
   const runUploadScenario = options.only.includes("upload");
@@ -47,7 +49,9 @@ async function main(): Promise<number> {
       "bench: wrk is not installed, so there is no HTTP load to measure; skipping it.\n" +
         "       Install it (e.g. `apt-get install -y wrk`) and run `bun run bench` again.",
     );
-    if (!runSseScenario && !runAbuseScenario && !runUploadScenario) return 0;
+    if (!runSseScenario && !runRedisSseScenario && !runAbuseScenario && !runUploadScenario) {
+      return 0;
+    }
     wrkScenarios = [];
     withRssCheck = false;
     runCoresScenario = false;
@@ -118,6 +122,19 @@ async function main(): Promise<number> {
       console.log("FAILED");
     }
   }
+  let redisSse: FanOutResult[] | null = null;
+  if (runRedisSseScenario) {
+    process.stdout.write(
+      `  ${options.sseStreams} SSE streams, in-process and on 2 instances through Redis ... `,
+    );
+    try {
+      redisSse = await runRedisSse({ streams: options.sseStreams, pinning, repoRoot });
+      console.log("done");
+    } catch (error) {
+      sseError = `${sseError ?? ""}${(error as Error).message}`;
+      console.log("FAILED");
+    }
+  }
   let abuse: AbuseRun[] | null = null;
   if (runAbuseScenario) {
     abuse = await runAbuse({
@@ -162,6 +179,7 @@ async function main(): Promise<number> {
   const budgets = new Set(corralRuns.flatMap((run) => (run.corral ? [run.corral.budget] : [])));
   for (const budget of budgets) console.log(budget);
   if (sse !== null) console.log(`\n${formatSse(sse)}`);
+  if (redisSse !== null) console.log(`\n${formatRedisSse(redisSse)}`);
   if (sseError !== null) console.log(`\n${sseError}`);
   if (abuse !== null) console.log(`\n${formatAbuse(abuse)}`);
   if (cores !== null) {
@@ -184,6 +202,7 @@ async function main(): Promise<number> {
     rssCheck,
     sse,
     sseError,
+    redisSse,
     abuse,
     cores,
     upload,
@@ -263,6 +282,7 @@ interface Results {
   readonly rssCheck: RssCheck | null;
   readonly sse: SseResult | null;
   readonly sseError: string | null;
+  readonly redisSse: readonly FanOutResult[] | null;
   readonly abuse: readonly AbuseRun[] | null;
   readonly cores: readonly CoresRun[] | null;
   readonly upload: readonly UploadRun[] | null;

@@ -144,8 +144,11 @@ export const scenarios: readonly Scenario[] = [
 /** The hello scenario the corral RSS check loads for longer. */
 export const rssCheckScenario: Scenario = scenarios[0]!;
 
-/** What `--only` can name: a wrk scenario, the RSS check, the SSE, abuse, cores or upload scenario. */
-export type SectionId = ScenarioId | "rss" | "sse" | "abuse" | "cores" | "upload";
+/**
+ * What `--only` can name: a wrk scenario, the RSS check, the SSE, Redis SSE, abuse, cores or upload
+ * scenario.
+ */
+export type SectionId = ScenarioId | "rss" | "sse" | "redis-sse" | "abuse" | "cores" | "upload";
 export const sectionIds: readonly SectionId[] = [
   "plain",
   "pipelined",
@@ -154,6 +157,7 @@ export const sectionIds: readonly SectionId[] = [
   "app-plain",
   "app-pipelined",
   "sse",
+  "redis-sse",
   "abuse",
   "cores",
   "upload",

@@ -62,9 +62,9 @@ export interface SsePlan {
 }
 
 /** Open files beyond the streams: the control connection, stdio, Bun's own descriptors. */
-const spareFiles = 256;
+export const spareFiles = 256;
 /** Connects in progress at once: well under the listen backlog. */
-const connectsInFlight = 128;
+export const connectsInFlight = 128;
 
 /**
  * Runs the scenario, bounded in time (it throws with what it saw when time runs out), and always
@@ -203,13 +203,13 @@ export async function runSse(plan: SsePlan): Promise<SseResult> {
 }
 
 /** The nearest-rank percentile of sorted values. */
-function percentile(sorted: readonly number[], fraction: number): number {
+export function percentile(sorted: readonly number[], fraction: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
 }
 
 /** Polls `done` every `periodMs` until it holds; throws `describe()` once `deadline` passes. */
-async function waitUntil(
+export async function waitUntil(
   done: () => boolean | Promise<boolean>,
   deadline: number,
   describe: () => string,
@@ -222,6 +222,6 @@ async function waitUntil(
   }
 }
 
-function problemText(clients: SseClients): string {
+export function problemText(clients: SseClients): string {
   return clients.problems.length === 0 ? "" : `; first problems: ${clients.problems.join("; ")}`;
 }

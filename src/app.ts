@@ -1,7 +1,6 @@
 import {
   createEngine,
   type Engine,
-  type EngineStats,
   type Exchange,
   type Limits,
   resolveLimits,
@@ -13,6 +12,9 @@ import { type AppLog, HandlerFailures } from "./handler-failures.ts";
 import { requestInProcess } from "./in-process.ts";
 import { type Io, systemIo } from "./io.ts";
 import type { Middleware, NoLocals, RequestOutcome } from "./middleware.ts";
+import type { RedisConnection } from "./redis/redis-connection.ts";
+import { type AppStats, RedisCounters } from "./redis/redis-stats.ts";
+import type { RedisSubscriber } from "./redis/redis-subscriber.ts";
 import { RequestView, type RequestViewLimits } from "./request-view.ts";
 import { ResponseDraft } from "./response-draft.ts";
 import type { PathParams } from "./router/path-params.ts";
@@ -79,7 +81,7 @@ export interface AppServer {
   /** The memory budget line. */
   readonly budget: string;
   /** See `App.stats()`. */
-  stats(): EngineStats;
+  stats(): AppStats;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: handlers of every route share one table.
@@ -137,6 +139,7 @@ export class App<Shared, Locals extends object = NoLocals> {
   #engine: Engine | undefined;
   /** Whether some route streams its body: without one the engine is not asked per request. */
   #streamsBodies = false;
+  #redis: RedisCounters | undefined;
   #listening = false;
   #stopped = false;
 
@@ -277,10 +280,31 @@ export class App<Shared, Locals extends object = NoLocals> {
    * Exact engine counters. `handlerFailures` counts every handler (and middleware) error answered
    * with a 5xx, every stream aborted by one, and every one that came after the headers were
    * sent: with no other server errors, it equals the 5xx answers plus the aborted streams.
+   * `redis` is there once `includeRedisStats()` was called.
+   *
+   * @example
+   * const { requests, redis } = app.stats();
    */
-  stats(): EngineStats {
+  stats(): AppStats {
     const stats = this.#ensureEngine().stats();
-    return { ...stats, handlerFailures: stats.handlerFailures + this.#failures.count };
+    const handlerFailures = stats.handlerFailures + this.#failures.count;
+    if (this.#redis === undefined) return { ...stats, handlerFailures };
+    return { ...stats, handlerFailures, redis: this.#redis.stats() };
+  }
+
+  /**
+   * Counts a Redis connection or subscriber the App's stores use in `stats().redis` (reconnects,
+   * pending and refused commands, timeouts), summed over all those included; including the same
+   * one twice counts it once. Anything else is a TypeError.
+   *
+   * @example
+   * const redis = await RedisConnection.open({ url });
+   * app.includeRedisStats(redis);
+   * app.stats().redis?.reconnects; // 0
+   */
+  includeRedisStats(source: RedisConnection | RedisSubscriber): void {
+    this.#redis ??= new RedisCounters();
+    this.#redis.include(source);
   }
 
   /**

@@ -70,6 +70,7 @@ export {
   type RedisConnectionOptions,
   type RedisConnectionStats,
 } from "./redis/redis-connection.ts";
+export type { AppStats, RedisStats } from "./redis/redis-stats.ts";
 export { RedisSubscriber } from "./redis/redis-subscriber.ts";
 export {
   RedisUnavailableError,

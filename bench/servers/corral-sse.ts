@@ -6,8 +6,20 @@
 // readings compare live memory). Times are `performance.timeOrigin + performance.now()`: epoch
 // milliseconds with sub-millisecond resolution, comparable across processes on one machine.
 //
-// Usage: bun bench/servers/corral-sse.ts --port 0 [--streams N]   (N = 10000 by default)
-import { App, EventChannel, serverSentEvents } from "corral";
+// With `--redis URL` the channel is a `RedisEventChannel` named "bench" on that server instead of
+// the in-process `EventChannel`: every instance started with the same URL shares its events.
+//
+// Usage: bun bench/servers/corral-sse.ts --port 0 [--streams N] [--redis redis://127.0.0.1:PORT]
+//        (N = 10000 by default)
+import {
+  App,
+  EventChannel,
+  type EventSourceChannel,
+  RedisConnection,
+  RedisEventChannel,
+  RedisSubscriber,
+  serverSentEvents,
+} from "corral";
 import { announceReady, parsePort } from "./cli.ts";
 import { reportCorral } from "./corral-control.ts";
 import type { BroadcastEvent } from "./payloads.ts";
@@ -17,10 +29,7 @@ const streams = streamsArgument();
 const spareConnections = 240;
 const maxConnections = Math.max(10_240, streams + spareConnections);
 
-const channel = new EventChannel<BroadcastEvent>({
-  replayCapacity: 16,
-  maxSubscribers: maxConnections,
-});
+const channel = await openChannel(redisArgument());
 let broadcasts = 0;
 
 const app = new App({
@@ -34,11 +43,11 @@ const app = new App({
 });
 app.continuation("GET", "/events", serverSentEvents(channel));
 app.route("GET", "/subscribers", (ctx) => {
-  ctx.response.text(200, String(channel.subscribers));
+  ctx.response.text(200, String(channel.notifier.size));
 });
-app.route("POST", "/broadcast", (ctx) => {
+app.route("POST", "/broadcast", async (ctx) => {
   const publishedAt = performance.timeOrigin + performance.now();
-  const id = channel.publish({ seq: ++broadcasts, publishedAt });
+  const id = await channel.publish({ seq: ++broadcasts, publishedAt });
   ctx.response.json(200, { id, publishedAt });
 });
 app.route("POST", "/gc", (ctx) => {
@@ -58,4 +67,27 @@ function streamsArgument(argv: readonly string[] = Bun.argv): number {
     throw new RangeError(`corral-sse: --streams takes a whole number >= 1, got ${argv[index + 1]}`);
   }
   return value;
+}
+
+/** The in-process channel, or with a Redis URL the shared one. */
+async function openChannel(url: string | undefined): Promise<EventSourceChannel<BroadcastEvent>> {
+  const replayCapacity = 16;
+  if (url === undefined)
+    return new EventChannel({ replayCapacity, maxSubscribers: maxConnections });
+  // One publish wakes every stream, and each reads the stream with one XRANGE: all of them may be
+  // pending at once, so the bound on pending commands is the number of streams (and some room).
+  const redis = await RedisConnection.open({ url, maxPendingCommands: maxConnections });
+  const subscriber = await RedisSubscriber.open({ url });
+  return RedisEventChannel.open({
+    redis,
+    subscriber,
+    name: "bench",
+    replayCapacity,
+    maxSubscribers: maxConnections,
+  });
+}
+
+function redisArgument(argv: readonly string[] = Bun.argv): string | undefined {
+  const index = argv.indexOf("--redis");
+  return index < 0 ? undefined : argv[index + 1];
 }

@@ -12,18 +12,22 @@ const redisUrlVariable = "CORRAL_SESSIONS_EXAMPLE_REDIS";
 /** Makes the App; each process of `--processes N` makes its own, on the same Redis if any. */
 async function createApp() {
   const redisUrl = process.env[redisUrlVariable];
+  const redis = redisUrl === undefined ? undefined : await openRedisOrExit("sessions", redisUrl);
   const sessions =
-    redisUrl === undefined
+    redis === undefined
       ? undefined
       : new RedisSessionStore<SessionData>({
-          redis: await openRedisOrExit("sessions", redisUrl),
+          redis,
           prefix: "corral:sessions-example:",
           capacity: 1024,
           lifetimeMs: 30 * 60_000,
           // The same cap as the in-memory default's, held across every instance.
           perOwner: { ownerOf: (data) => data.username, maxSessions: 5 },
         });
-  return createSessionsApp(systemIo, { sessions });
+  const app = createSessionsApp(systemIo, { sessions });
+  // Its reconnects and refused commands show in app.stats().redis (and the group's stats).
+  if (redis !== undefined) app.includeRedisStats(redis);
+  return app;
 }
 export default createApp;
 
