@@ -7,7 +7,7 @@ const fast = { sweepIntervalMs: 5 };
 test("a head that does not complete before the header deadline gets 408 and is closed", async () => {
   await using server = startServer((exchange) => exchange.writeText("ok"), {
     ...fast,
-    headerDeadlineMs: 60,
+    headerDeadlineMs: 250,
   });
   using client = await RawClient.connect(server.port);
   client.send("GET / HTTP/1.1\r\nHost: h\r\n");
