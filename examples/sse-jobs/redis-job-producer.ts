@@ -36,6 +36,13 @@ const instancesCovered = 32;
 const stepsPerJob = 100 / percentPerStep;
 const keyPrefix = "corral:sse-jobs-example:";
 
+/** A running job's latest step, and whether its Redis record shows it yet. */
+interface RunningStep {
+  percent: number;
+  lastEventId: number;
+  recorded: boolean;
+}
+
 /**
  * The job table on Redis: every instance on the same Redis sees every job. A job runs on the
  * instance that started it (its timer moves it on), but its record (owner, progress, first and
@@ -55,8 +62,8 @@ export class RedisJobProducer implements JobTable {
   readonly #io: Io;
   readonly #redis: RedisConnection;
   readonly #jobTtlMs: number;
-  /** Jobs of this instance still running, by id, with their progress. */
-  readonly #running = new Map<number, number>();
+  /** Jobs of this instance still running (or whose 100% is not yet recorded), by id. */
+  readonly #running = new Map<number, RunningStep>();
   #timer: IoTimer | undefined;
   #stopped = false;
 
@@ -100,7 +107,7 @@ export class RedisJobProducer implements JobTable {
     if (!this.hasRoom) return undefined;
     const id = (await this.#redis.command("INCR", [`${keyPrefix}next-job`])) as number;
     // Held before the first await that could fail, so a burst of starts cannot pass the bound.
-    this.#running.set(id, 0);
+    this.#running.set(id, { percent: 0, lastEventId: 0, recorded: true });
     try {
       const eventId = await this.channel.publish({ job: id, percent: 0 });
       const key = jobKey(id);
@@ -154,7 +161,7 @@ export class RedisJobProducer implements JobTable {
 
   secondsUntilSlotFrees(): number {
     let fewestSteps = stepsPerJob;
-    for (const percent of this.#running.values()) {
+    for (const { percent } of this.#running.values()) {
       fewestSteps = Math.min(fewestSteps, (100 - percent) / percentPerStep);
     }
     return Math.max(1, Math.ceil((fewestSteps * this.stepMs) / 1000));
@@ -166,24 +173,23 @@ export class RedisJobProducer implements JobTable {
     this.#timer = undefined;
   }
 
-  // A step that Redis refuses (it is away) is tried again at the next tick: nothing is skipped.
+  // A publish or a record update that Redis refuses (it is away) is tried again at the next
+  // tick: no step is skipped or published twice, and a finished job's record says so.
   async #tick(): Promise<void> {
     // A copy: jobs started while this tick waits on Redis make their first step at the next one.
-    for (const [id, percent] of [...this.#running]) {
+    for (const [id, step] of [...this.#running]) {
       try {
-        const next = percent + percentPerStep;
-        const eventId = await this.channel.publish({ job: id, percent: next });
-        await this.#redis.command("HSET", [
-          jobKey(id),
-          "percent",
-          String(next),
-          "last",
-          String(eventId),
-        ]);
-        if (next === 100) this.#running.delete(id);
-        else this.#running.set(id, next);
+        if (step.recorded) {
+          const percent = step.percent + percentPerStep;
+          const lastEventId = await this.channel.publish({ job: id, percent });
+          Object.assign(step, { percent, lastEventId, recorded: false });
+        }
+        const fields = ["percent", String(step.percent), "last", String(step.lastEventId)];
+        await this.#redis.command("HSET", [jobKey(id), ...fields]);
+        step.recorded = true;
+        if (step.percent === 100) this.#running.delete(id);
       } catch {
-        // Redis unreachable: retried next tick.
+        // Redis unreachable: the rest of this step waits for the next tick.
       }
     }
     this.#timer =
