@@ -2,7 +2,7 @@
 // a protected page and logout with sessions; with --redis, every instance on that Redis shares
 // them (and so do the processes of --processes N).
 import { RedisSessionStore, systemIo } from "corral";
-import { openRedisOrExit, takeRedisArgument } from "../shared/redis-argument.ts";
+import { openRedisOrExit, prepareRedisArgument } from "../shared/redis-argument.ts";
 import { serveExample } from "../shared/serve-example.ts";
 import { createSessionsApp, type SessionData } from "./sessions-app.ts";
 
@@ -37,13 +37,7 @@ export default createApp;
  * rest for `serveExample`. A bad option is one line and exit status 2.
  */
 export function prepare(args: readonly string[]): readonly string[] {
-  const parsed = takeRedisArgument(args, "sessions");
-  if (typeof parsed === "string") {
-    console.error(parsed);
-    process.exit(2);
-  }
-  if (parsed.redisUrl !== undefined) process.env[redisUrlVariable] = parsed.redisUrl;
-  return parsed.rest;
+  return prepareRedisArgument(args, "sessions", redisUrlVariable);
 }
 
 if (import.meta.main) {

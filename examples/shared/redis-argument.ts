@@ -39,3 +39,23 @@ export async function openRedisOrExit(name: string, url: string): Promise<RedisC
     process.exit(1);
   }
 }
+
+/**
+ * An example's `prepare`: takes `--redis URL` out of `args` and leaves it in the environment
+ * variable `variable`, where `createApp` finds it in this process and in the processes of
+ * `--processes N` (which inherit it); returns the rest for `serveExample`. A bad option is one
+ * line and exit status 2.
+ */
+export function prepareRedisArgument(
+  args: readonly string[],
+  name: string,
+  variable: string,
+): readonly string[] {
+  const parsed = takeRedisArgument(args, name);
+  if (typeof parsed === "string") {
+    console.error(parsed);
+    process.exit(2);
+  }
+  if (parsed.redisUrl !== undefined) process.env[variable] = parsed.redisUrl;
+  return parsed.rest;
+}

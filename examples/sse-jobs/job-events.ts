@@ -6,9 +6,9 @@ import {
   type ServerSentEventsState,
   serverSentEvents,
 } from "corral";
-import type { Job, JobProducer, JobProgress } from "./job-producer.ts";
+import type { JobTable, SessionBook } from "./job-backend.ts";
+import type { Job, JobProgress } from "./job-producer.ts";
 import { requireSession, type SessionLocals } from "./session-cookie.ts";
-import type { SessionSet } from "./session-set.ts";
 
 /** Route captures of the job routes. */
 type JobParams = { readonly id: string };
@@ -22,11 +22,13 @@ const jobIdPattern = /^[1-9][0-9]{0,15}$/;
  * 404 for an unknown job or another session's (which is not told apart from unknown).
  *
  * @example
- * const job = ownedJob(ctx, producer);
+ * const job = await ownedJob(ctx, producer);
  */
-export function ownedJob(ctx: JobContext, producer: JobProducer): Job {
+export async function ownedJob(ctx: JobContext, producer: JobTable): Promise<Job> {
   const session = requireSession(ctx);
-  const job = jobIdPattern.test(ctx.params.id) ? producer.find(Number(ctx.params.id)) : undefined;
+  const job = jobIdPattern.test(ctx.params.id)
+    ? await producer.find(Number(ctx.params.id))
+    : undefined;
   if (job === undefined || job.owner !== session.key) {
     throw new HttpError(404, "Not Found: no such job");
   }
@@ -58,8 +60,8 @@ export interface JobStreamState extends ServerSentEventsState {
  * app.continuation("GET", "/jobs/:id/events", jobEvents(producer, sessions, 15_000));
  */
 export function jobEvents(
-  producer: JobProducer,
-  sessions: SessionSet,
+  producer: JobTable,
+  sessions: SessionBook,
   heartbeatMs: number,
 ): ContinuationSpec<unknown, JobParams, SessionLocals, JobStreamState> {
   const events = serverSentEvents<unknown, JobParams, SessionLocals, JobProgress>(
@@ -75,7 +77,7 @@ export function jobEvents(
   return {
     ...events,
     async state(ctx) {
-      const job = ownedJob(ctx, producer);
+      const job = await ownedJob(ctx, producer);
       const state = await events.state(ctx);
       // Events before the job's first are never its own: start there instead of replaying
       // (or reporting as a gap) other jobs' history.
@@ -88,7 +90,10 @@ export function jobEvents(
       return { ...state, cursor, finished: job.percent === 100 && hasLastEvent, jobId: job.id };
     },
     cleanup(state, outcome) {
-      if (outcome === "success" && state.finished) producer.markDelivered(state.jobId);
+      if (outcome !== "success" || !state.finished) return;
+      // A lost Redis write costs only this: a reconnect without Last-Event-ID replays the job
+      // once more instead of getting 204.
+      Promise.resolve(producer.markDelivered(state.jobId)).catch(() => {});
     },
   };
 }

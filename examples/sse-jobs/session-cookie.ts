@@ -1,5 +1,6 @@
 import { type Context, HttpError, type Middleware, middleware } from "corral";
-import type { Session, SessionSet } from "./session-set.ts";
+import type { SessionBook } from "./job-backend.ts";
+import type { Session } from "./session-set.ts";
 
 /**
  * The cookie that carries the session token.
@@ -35,10 +36,10 @@ const cookieAttributes = { path: "/", httpOnly: true, sameSite: "Strict" } as co
  * @example
  * const app = new App({ shared: {} }).use(sessionMiddleware(sessions));
  */
-export function sessionMiddleware(sessions: SessionSet): Middleware<SessionLocals> {
+export function sessionMiddleware(sessions: SessionBook): Middleware<SessionLocals> {
   return middleware<SessionLocals>({
-    before(ctx) {
-      ctx.locals.session = sessions.find(ctx.request.cookie(sessionCookieName));
+    async before(ctx) {
+      ctx.locals.session = await sessions.find(ctx.request.cookie(sessionCookieName));
     },
   });
 }
@@ -49,11 +50,11 @@ export function sessionMiddleware(sessions: SessionSet): Middleware<SessionLocal
  * slots than sessions) it is a 503.
  *
  * @example
- * const session = ensureSession(ctx, sessions);
+ * const session = await ensureSession(ctx, sessions);
  */
-export function ensureSession(ctx: SessionContext, sessions: SessionSet): Session {
+export async function ensureSession(ctx: SessionContext, sessions: SessionBook): Promise<Session> {
   if (ctx.locals.session !== undefined) return ctx.locals.session;
-  const created = sessions.create();
+  const created = await sessions.create();
   if (created === undefined) {
     throw new HttpError(503, "Service Unavailable: too many sessions, retry later", {
       "Retry-After": "60",
@@ -88,8 +89,8 @@ export function requireSession(ctx: SessionContext): Session {
  * @example
  * app.route("POST", "/logout", (ctx) => endSession(ctx, sessions));
  */
-export function endSession(ctx: SessionContext, sessions: SessionSet): void {
-  if (ctx.locals.session !== undefined) sessions.revoke(ctx.locals.session);
+export async function endSession(ctx: SessionContext, sessions: SessionBook): Promise<void> {
+  if (ctx.locals.session !== undefined) await sessions.revoke(ctx.locals.session);
   ctx.locals.session = undefined;
   ctx.response.deleteCookie(sessionCookieName, cookieAttributes);
 }

@@ -1,4 +1,5 @@
 import { App, HttpError, type Io, systemIo } from "corral";
+import type { JobTable, SessionBook } from "./job-backend.ts";
 import { jobEvents, ownedJob } from "./job-events.ts";
 import { JobProducer } from "./job-producer.ts";
 import page from "./page.html" with { type: "text" };
@@ -76,9 +77,24 @@ export function createSseJobsApp(options: SseJobsOptions = {}): App<SseJobsShare
     ttlMs: options.sessionTtlMs ?? 3_600_000,
     pinned: (session) => producer.hasRunningJob(session.key),
   });
-  const app = new App<SseJobsShared>({ shared: { producer, sessions }, io }).use(
-    sessionMiddleware(sessions),
-  );
+  const app = new App<SseJobsShared>({ shared: { producer, sessions }, io });
+  return addJobRoutes(app, producer, sessions, options.heartbeatMs ?? 15_000);
+}
+
+/**
+ * Adds the session middleware and the routes of the example (see {@link createSseJobsApp}) to
+ * `app`, over either kind of job table and session set: in memory or on Redis.
+ *
+ * @example
+ * addJobRoutes(new App({ shared: {} }), producer, sessions, 15_000);
+ */
+export function addJobRoutes<Shared>(
+  bare: App<Shared>,
+  producer: JobTable,
+  sessions: SessionBook,
+  heartbeatMs: number,
+): App<Shared, SessionLocals> {
+  const app = bare.use(sessionMiddleware(sessions));
   // A text import is a string at run time (Bun's typings describe HTML bundles instead); encoded
   // once here, so requests borrow the same bytes and never touch the filesystem.
   const pageBytes = new TextEncoder().encode(page as unknown as string);
@@ -87,7 +103,7 @@ export function createSseJobsApp(options: SseJobsOptions = {}): App<SseJobsShare
     ctx.response.header("Cache-Control", "no-store");
     ctx.response.borrowBody(200, "text/html; charset=utf-8", pageBytes);
   });
-  app.route("POST", "/jobs", (ctx) => {
+  app.route("POST", "/jobs", async (ctx) => {
     // Checked before a session is made: a refused request must not leave one behind whose
     // cookie the client never got.
     if (!producer.hasRoom) {
@@ -95,23 +111,19 @@ export function createSseJobsApp(options: SseJobsOptions = {}): App<SseJobsShare
         "Retry-After": String(producer.secondsUntilSlotFrees()),
       });
     }
-    const job = producer.start(ensureSession(ctx, sessions).key)!;
+    const job = (await producer.start((await ensureSession(ctx, sessions)).key))!;
     ctx.response.header("Location", `/jobs/${job.id}`);
     ctx.response.json(201, { id: job.id, percent: job.percent, events: `/jobs/${job.id}/events` });
   });
-  app.route("GET", "/jobs/:id", (ctx) => {
-    const job = ownedJob(ctx, producer);
+  app.route("GET", "/jobs/:id", async (ctx) => {
+    const job = await ownedJob(ctx, producer);
     ctx.response.header("Cache-Control", "no-store");
     ctx.response.json(200, { id: job.id, percent: job.percent, done: job.percent === 100 });
   });
-  app.continuation(
-    "GET",
-    "/jobs/:id/events",
-    jobEvents(producer, sessions, options.heartbeatMs ?? 15_000),
-  );
-  app.route("POST", "/logout", (ctx) => {
+  app.continuation("GET", "/jobs/:id/events", jobEvents(producer, sessions, heartbeatMs));
+  app.route("POST", "/logout", async (ctx) => {
     const hadSession = ctx.locals.session !== undefined;
-    endSession(ctx, sessions);
+    await endSession(ctx, sessions);
     // Wake every waiting stream: each checks its session before stepping, so this session's
     // streams end now rather than at their job's next event.
     if (hadSession) producer.channel.notifier.notify();

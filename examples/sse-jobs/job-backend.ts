@@ -1,0 +1,39 @@
+import type { EventSourceChannel } from "corral";
+import type { Job, JobProgress } from "./job-producer.ts";
+import type { Session } from "./session-set.ts";
+
+/** A value now (in memory) or later (from Redis). */
+export type Eventually<Value> = Value | Promise<Value>;
+
+/**
+ * What the routes need of the job table: `JobProducer` (this process's memory) or
+ * `RedisJobProducer` (shared by every instance on one Redis).
+ *
+ * @example
+ * const job = await jobs.find(1);
+ */
+export interface JobTable {
+  /** Where the progress events go, with the job's id in each. */
+  readonly channel: EventSourceChannel<JobProgress>;
+  /** Whether `start` would succeed now. */
+  readonly hasRoom: boolean;
+  start(owner: string): Eventually<Job | undefined>;
+  find(id: number): Eventually<Job | undefined>;
+  markDelivered(id: number): Eventually<void>;
+  secondsUntilSlotFrees(): number;
+  stop(): void;
+}
+
+/**
+ * What the routes need of the session set: `SessionSet` (memory) or `RedisSessionSet`.
+ *
+ * @example
+ * const session = await sessions.find(ctx.request.cookie("sid"));
+ */
+export interface SessionBook {
+  readonly ttlMs: number;
+  create(): Eventually<{ readonly token: string; readonly session: Session } | undefined>;
+  find(token: string | undefined): Eventually<Session | undefined>;
+  isLive(session: Session | undefined): Eventually<boolean>;
+  revoke(session: Session): Eventually<void>;
+}
