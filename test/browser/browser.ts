@@ -38,3 +38,20 @@ export async function launchChromium(): Promise<Browser & AsyncDisposable> {
     },
   });
 }
+
+/**
+ * Page code (as text: the project type-checks against Bun's globals, not the DOM's) that calls
+ * `window.recordPercent` with the text of `#percent` each time it changes; expose that function
+ * with `page.exposeFunction` before loading the page.
+ */
+export const recordPercentChanges = `
+  (() => {
+    const observe = () => {
+      const percent = document.querySelector("#percent");
+      if (percent === null) return void setTimeout(observe, 10);
+      new MutationObserver(() => window.recordPercent(percent.textContent ?? ""))
+        .observe(percent, { childList: true, characterData: true, subtree: true });
+    };
+    observe();
+  })();
+`;

@@ -1,21 +1,10 @@
 import { expect, test } from "bun:test";
 import { startExample } from "../examples/support/start-example.ts";
-import { hasChromium, launchChromium } from "./browser.ts";
+import { hasChromium, launchChromium, recordPercentChanges } from "./browser.ts";
 
 // Code that runs inside the page is given as text: this project type-checks against Bun's
 // globals, not the DOM's.
 const jobDone = `document.querySelector("#status")?.textContent === "done"`;
-const recordPercentChanges = `
-  (() => {
-    const observe = () => {
-      const percent = document.querySelector("#percent");
-      if (percent === null) return void setTimeout(observe, 10);
-      new MutationObserver(() => window.recordPercent(percent.textContent ?? ""))
-        .observe(percent, { childList: true, characterData: true, subtree: true });
-    };
-    observe();
-  })();
-`;
 
 test.skipIf(!hasChromium)(
   "the sse-jobs page's progress bar reaches 100% from live SSE events",

@@ -3,23 +3,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startExample } from "../examples/support/start-example.ts";
-import { hasChromium, launchChromium } from "./browser.ts";
+import { hasChromium, launchChromium, recordPercentChanges } from "./browser.ts";
 
 // Code that runs inside the page is given as text: this project type-checks against Bun's
 // globals, not the DOM's.
 const stored = `document.querySelector("#status")?.textContent !== "uploading" &&
   document.querySelector("#status")?.textContent !== "choose a file"`;
-const recordPercentChanges = `
-  (() => {
-    const observe = () => {
-      const percent = document.querySelector("#percent");
-      if (percent === null) return void setTimeout(observe, 10);
-      new MutationObserver(() => window.recordPercent(percent.textContent ?? ""))
-        .observe(percent, { childList: true, characterData: true, subtree: true });
-    };
-    observe();
-  })();
-`;
 
 test.skipIf(!hasChromium)(
   "the uploads page streams a 50 MB file with a moving progress bar; the stored file's digest matches",
