@@ -1,0 +1,106 @@
+import { Database, type Statement } from "bun:sqlite";
+import {
+  type Fortune,
+  fortuneRows,
+  randomWorldNumber,
+  type World,
+  worldRowCount,
+} from "./seed-data.ts";
+import type { WorldDatabase } from "./world-database.ts";
+
+/** How long a writer waits for another process's write lock before SQLITE_BUSY. */
+const busyTimeoutMs = 5000;
+
+/**
+ * The TechEmpower tables in a SQLite file through `bun:sqlite`: WAL mode (readers never wait for
+ * the writer), every statement prepared once at open. Queries run synchronously on the calling
+ * thread, so nothing waits for a connection and there is no pool to bound. The tables are created
+ * and filled when missing.
+ */
+export class SqliteWorldDatabase implements WorldDatabase {
+  readonly kind = "sqlite";
+  readonly #database: Database;
+  readonly #selectWorld: Statement<World, [number]>;
+  readonly #selectFortunes: Statement<Fortune, []>;
+  readonly #updateWorld: Statement<unknown, [number, number]>;
+  readonly #updateAll: (worlds: readonly World[]) => void;
+
+  /** Opens (or creates) the file at `path`. */
+  constructor(path: string) {
+    this.#database = new Database(path, { create: true, strict: true });
+    this.#database.run("PRAGMA journal_mode = WAL");
+    this.#database.run("PRAGMA synchronous = NORMAL");
+    this.#database.run(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+    createTablesIfMissing(this.#database);
+    this.#selectWorld = this.#database.query<World, [number]>(
+      "SELECT id, randomNumber FROM World WHERE id = ?",
+    );
+    this.#selectFortunes = this.#database.query<Fortune, []>("SELECT id, message FROM Fortune");
+    this.#updateWorld = this.#database.query<unknown, [number, number]>(
+      "UPDATE World SET randomNumber = ? WHERE id = ?",
+    );
+    this.#updateAll = this.#database.transaction((worlds: readonly World[]) => {
+      for (const world of worlds) this.#updateWorld.run(world.randomNumber, world.id);
+    });
+  }
+
+  findWorld(id: number): Promise<World> {
+    return Promise.resolve(this.#findWorld(id));
+  }
+
+  findRandomWorlds(count: number): Promise<World[]> {
+    const worlds = new Array<World>(count);
+    for (let index = 0; index < count; index++) {
+      worlds[index] = this.#findWorld(randomWorldNumber());
+    }
+    return Promise.resolve(worlds);
+  }
+
+  fortunes(): Promise<Fortune[]> {
+    return Promise.resolve(this.#selectFortunes.all());
+  }
+
+  updateRandomWorlds(count: number): Promise<World[]> {
+    const worlds = new Array<World>(count);
+    for (let index = 0; index < count; index++) {
+      const world = this.#findWorld(randomWorldNumber());
+      world.randomNumber = randomWorldNumber();
+      worlds[index] = world;
+    }
+    this.#updateAll(worlds);
+    return Promise.resolve(worlds);
+  }
+
+  close(): Promise<void> {
+    this.#database.close();
+    return Promise.resolve();
+  }
+
+  #findWorld(id: number): World {
+    const world = this.#selectWorld.get(id);
+    if (world === null) throw new Error(`World row ${id} is missing`);
+    return world;
+  }
+}
+
+/** Creates `World` (10,000 random rows) and `Fortune` (12 rows) when they are not there. */
+function createTablesIfMissing(database: Database): void {
+  database.transaction(() => {
+    database.run(
+      "CREATE TABLE IF NOT EXISTS World (id INTEGER PRIMARY KEY, randomNumber INTEGER NOT NULL)",
+    );
+    database.run(
+      "CREATE TABLE IF NOT EXISTS Fortune (id INTEGER PRIMARY KEY, message TEXT NOT NULL)",
+    );
+    const worlds = database.query<{ count: number }, []>("SELECT count(*) AS count FROM World");
+    if (worlds.get()!.count === 0) {
+      const insert = database.query("INSERT INTO World (id, randomNumber) VALUES (?, ?)");
+      for (let id = 1; id <= worldRowCount; id++) insert.run(id, randomWorldNumber());
+    }
+    const fortunes = database.query<{ count: number }, []>("SELECT count(*) AS count FROM Fortune");
+    if (fortunes.get()!.count === 0) {
+      const insert = database.query("INSERT INTO Fortune (id, message) VALUES (?, ?)");
+      for (const row of fortuneRows) insert.run(row.id, row.message);
+    }
+  })();
+}
