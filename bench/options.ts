@@ -21,7 +21,8 @@ const choices = [...sectionIds, ...Object.keys(sectionGroups)].join(", ");
 
 export const usage = `usage: bun run bench [--only LIST] [--duration N] [--repeat N] [--sse-streams N] [--quick]
   --only LIST       run only these, comma-separated (repeatable): ${choices}
-                    (engine = plain,pipelined,big,rss; app = app-plain,app-pipelined); default all
+                    (engine = plain,pipelined,big,rss; app = app-plain,app-pipelined;
+                    techempower = the six TechEmpower tests on SQLite and PostgreSQL); default all
   --duration N      seconds of measured load per run and per attack (default 5)
   --repeat N        runs per scenario and server, medians reported (default 3)
   --sse-streams N   idle SSE streams the sse and redis-sse scenarios open (default 10000)

@@ -22,6 +22,8 @@ import {
   rssCheckFrom,
   type TargetResult,
 } from "./targets.ts";
+import { runTechEmpower, type TechEmpowerRun } from "./techempower/run-techempower.ts";
+import { formatTechEmpower, techEmpowerGoals } from "./techempower/techempower-report.ts";
 import { formatUpload, runUpload, type UploadRun } from "./upload.ts";
 import { wrkAvailable } from "./wrk.ts";
 
@@ -42,9 +44,13 @@ async function main(): Promise<number> {
   const runAbuseScenario = options.only.includes("abuse");
   let runCoresScenario = options.only.includes("cores");
   const runUploadScenario = options.only.includes("upload");
+  let runTechEmpowerScenario = options.only.includes("techempower");
   let wrkScenarios = selected;
   let withRssCheck = options.only.includes("rss");
-  if ((selected.length > 0 || withRssCheck || runCoresScenario) && !wrkAvailable()) {
+  if (
+    (selected.length > 0 || withRssCheck || runCoresScenario || runTechEmpowerScenario) &&
+    !wrkAvailable()
+  ) {
     console.log(
       "bench: wrk is not installed, so there is no HTTP load to measure; skipping it.\n" +
         "       Install it (e.g. `apt-get install -y wrk`) and run `bun run bench` again.",
@@ -55,6 +61,7 @@ async function main(): Promise<number> {
     wrkScenarios = [];
     withRssCheck = false;
     runCoresScenario = false;
+    runTechEmpowerScenario = false;
   }
   const pinning = choosePinning();
   const common = { pinning, ticksPerSecond: clockTicksPerSecond(), repoRoot };
@@ -163,6 +170,16 @@ async function main(): Promise<number> {
       log: (text) => process.stdout.write(text),
     });
   }
+  let techEmpower: TechEmpowerRun | null = null;
+  if (runTechEmpowerScenario) {
+    techEmpower = await runTechEmpower({
+      ...common,
+      durationSeconds: options.durationSeconds,
+      warmupSeconds: options.warmupSeconds,
+      repeats: options.repeats,
+      log: (text) => process.stdout.write(text),
+    });
+  }
   const targets = evaluateTargets(summaries, allRuns, rssCheck);
 
   if (summaries.length > 0) {
@@ -190,6 +207,7 @@ async function main(): Promise<number> {
     );
   }
   if (upload !== null) console.log(`\n${formatUpload(upload)}`);
+  if (techEmpower !== null) console.log(formatTechEmpower(techEmpower));
   if (targets.length > 0) console.log(`\n${formatTargets(targets)}`);
 
   writeResults({
@@ -206,12 +224,15 @@ async function main(): Promise<number> {
     abuse,
     cores,
     upload,
+    techEmpower:
+      techEmpower === null ? null : { ...techEmpower, goals: techEmpowerGoals(techEmpower) },
     targets,
   });
   console.log(`\nresults: ${resultsPath}`);
   const abuseFailed = abuse?.some((run) => run.error !== null) ?? false;
   const uploadFailed = upload?.some((run) => run.error !== null) ?? false;
-  return sseError === null && !abuseFailed && !uploadFailed ? 0 : 1;
+  const techEmpowerFailed = (techEmpower?.errors.length ?? 0) > 0;
+  return sseError === null && !abuseFailed && !uploadFailed && !techEmpowerFailed ? 0 : 1;
 }
 
 /** `items` starting at index `by` (mod length) and wrapping round. */
@@ -286,6 +307,7 @@ interface Results {
   readonly abuse: readonly AbuseRun[] | null;
   readonly cores: readonly CoresRun[] | null;
   readonly upload: readonly UploadRun[] | null;
+  readonly techEmpower: (TechEmpowerRun & { goals: ReturnType<typeof techEmpowerGoals> }) | null;
   readonly targets: readonly TargetResult[];
 }
 

@@ -1,0 +1,203 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { median } from "../aggregate.ts";
+import type { Pinning } from "../pinning.ts";
+import { readCpuSeconds } from "../process-metrics.ts";
+import { ServerProcess } from "../server-process.ts";
+import { runWrk } from "../wrk.ts";
+import {
+  type DatabaseChoice,
+  type TechEmpowerLoad,
+  type TechEmpowerServer,
+  techEmpowerLoads,
+  techEmpowerServers,
+} from "./load-plan.ts";
+import { startPostgresServer } from "./postgres-server.ts";
+import { verifyTechEmpower } from "./verifier.ts";
+import type { Problem } from "./verifier-checks.ts";
+import { inspectDatabase } from "./verifier-database.ts";
+
+/** One load against one server in one repeat. */
+export interface TechEmpowerMeasurement {
+  readonly database: DatabaseChoice;
+  readonly load: string;
+  readonly server: TechEmpowerServer;
+  readonly repeat: number;
+  readonly requestsPerSecond: number;
+  readonly cpuSeconds: number;
+  readonly requestsPerCpuSecond: number;
+  readonly p99Ms: number;
+  /** Answers that were not 2xx/3xx, and socket errors: a row with any is marked. */
+  readonly non2xx3xx: number;
+  readonly socketErrors: number;
+}
+
+/** A server the verifier failed: not measured on that database. */
+export interface InvalidServer {
+  readonly database: DatabaseChoice;
+  readonly server: TechEmpowerServer;
+  readonly failures: readonly Problem[];
+}
+
+export interface TechEmpowerRun {
+  readonly measurements: readonly TechEmpowerMeasurement[];
+  readonly invalid: readonly InvalidServer[];
+  readonly postgresPinning: string;
+  /** What could not run at all (PostgreSQL missing, a server that did not start), per database. */
+  readonly errors: readonly string[];
+}
+
+export interface TechEmpowerPlan {
+  readonly durationSeconds: number;
+  readonly warmupSeconds: number;
+  readonly repeats: number;
+  readonly pinning: Pinning;
+  readonly ticksPerSecond: number;
+  readonly repoRoot: string;
+  readonly log: (text: string) => void;
+}
+
+/**
+ * For SQLite, then PostgreSQL: each server in its own process on the server core with `--db`,
+ * verified first (a server that fails is reported invalid and not measured), then every load of
+ * that database under wrk on the load core, each after a warm-up; repeats rotate the servers'
+ * order. PostgreSQL runs on the load generator's core (its CPU is not the server's).
+ */
+export async function runTechEmpower(plan: TechEmpowerPlan): Promise<TechEmpowerRun> {
+  const measurements: TechEmpowerMeasurement[] = [];
+  const invalid: InvalidServer[] = [];
+  const errors: string[] = [];
+  const directory = mkdtempSync(`${tmpdir()}/corral-bench-techempower-`);
+  const postgresPinning =
+    plan.pinning.load.length > 0
+      ? `PostgreSQL on core ${plan.pinning.load.at(-1)} with wrk`
+      : "PostgreSQL not pinned";
+  try {
+    for (const database of ["sqlite", "postgres"] as const) {
+      const loads = techEmpowerLoads.filter((load) => load.databases.includes(database));
+      let postgres: Awaited<ReturnType<typeof startPostgresServer>> | undefined;
+      try {
+        if (database === "postgres")
+          postgres = await startPostgresServer({ pinPrefix: plan.pinning.load });
+        const location = postgres?.url ?? `${directory}/techempower.sqlite`;
+        for (let repeat = 0; repeat < plan.repeats; repeat++) {
+          const start = repeat % techEmpowerServers.length;
+          const order = [...techEmpowerServers.slice(start), ...techEmpowerServers.slice(0, start)];
+          for (const server of order) {
+            if (
+              invalid.some((entry) => entry.database === database && entry.server === server.kind)
+            )
+              continue;
+            try {
+              measurements.push(
+                ...(await measureServer(plan, server, database, location, loads, repeat, invalid)),
+              );
+            } catch (error) {
+              errors.push(`${database} / ${server.label}: ${(error as Error).message}`);
+              plan.log(`  ${database} / ${server.label}: FAILED\n`);
+            }
+          }
+        }
+      } catch (error) {
+        errors.push(`${database}: ${(error as Error).message}`);
+        plan.log(`  ${database}: FAILED (${(error as Error).message.split("\n")[0]})\n`);
+      } finally {
+        await postgres?.[Symbol.asyncDispose]();
+      }
+    }
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+  return { measurements, invalid, postgresPinning, errors };
+}
+
+async function measureServer(
+  plan: TechEmpowerPlan,
+  server: (typeof techEmpowerServers)[number],
+  database: DatabaseChoice,
+  location: string,
+  loads: readonly TechEmpowerLoad[],
+  repeat: number,
+  invalid: InvalidServer[],
+): Promise<TechEmpowerMeasurement[]> {
+  const process = await ServerProcess.start({
+    script: `${plan.repoRoot}/bench/servers/${server.script}`,
+    pinPrefix: plan.pinning.server,
+    cwd: plan.repoRoot,
+    args: ["--db", location],
+  });
+  const measurements: TechEmpowerMeasurement[] = [];
+  try {
+    if (repeat === 0) {
+      const inspector = inspectDatabase(location);
+      const report = await verifyTechEmpower(process.port, inspector).finally(() =>
+        inspector.close(),
+      );
+      if (report.failures.length > 0) {
+        invalid.push({ database, server: server.kind, failures: report.failures });
+        plan.log(`  ${database} / ${server.label}: INVALID (${report.failures[0]!.message})\n`);
+        return [];
+      }
+    }
+    for (const load of loads) {
+      plan.log(`  ${database} / ${load.id} / ${server.label}, ${plan.durationSeconds} s ... `);
+      const wrkLoad = {
+        url: `http://127.0.0.1:${process.port}${load.path}`,
+        connections: load.connections,
+        pipelineDepth: load.pipelineDepth,
+        pinPrefix: plan.pinning.load,
+      };
+      if (plan.warmupSeconds > 0) await runWrk({ ...wrkLoad, durationSeconds: plan.warmupSeconds });
+      const cpuBefore = readCpuSeconds(process.pid, plan.ticksPerSecond);
+      const wrk = await runWrk({ ...wrkLoad, durationSeconds: plan.durationSeconds });
+      const cpuSeconds = readCpuSeconds(process.pid, plan.ticksPerSecond) - cpuBefore;
+      const errors = wrk.socketErrors;
+      const measurement: TechEmpowerMeasurement = {
+        database,
+        load: load.id,
+        server: server.kind,
+        repeat,
+        requestsPerSecond: wrk.requestsPerSecond,
+        cpuSeconds,
+        requestsPerCpuSecond: cpuSeconds > 0 ? wrk.requests / cpuSeconds : Number.NaN,
+        p99Ms: wrk.p99Ms,
+        non2xx3xx: wrk.non2xx3xx,
+        socketErrors: errors.connect + errors.read + errors.write + errors.timeout,
+      };
+      measurements.push(measurement);
+      plan.log(
+        `${Math.round(wrk.requestsPerSecond).toLocaleString("en-US")} req/s, ` +
+          `${Math.round(measurement.requestsPerCpuSecond).toLocaleString("en-US")} req/CPU-s` +
+          `${wrk.non2xx3xx > 0 ? `, ${wrk.non2xx3xx} non-2xx` : ""}\n`,
+      );
+    }
+  } finally {
+    await process.stop();
+  }
+  return measurements;
+}
+
+/**
+ * corral / `peer` in requests per server CPU-second for one database and load: the median over
+ * the repeats of the ratio within each repeat.
+ */
+export function techEmpowerRatio(
+  measurements: readonly TechEmpowerMeasurement[],
+  database: DatabaseChoice,
+  load: string,
+  peer: TechEmpowerServer,
+): number {
+  const ratios: number[] = [];
+  for (const top of measurements) {
+    if (top.database !== database || top.load !== load || top.server !== "corral") continue;
+    const bottom = measurements.find(
+      (entry) =>
+        entry.database === database &&
+        entry.load === load &&
+        entry.server === peer &&
+        entry.repeat === top.repeat,
+    );
+    if (bottom !== undefined) ratios.push(top.requestsPerCpuSecond / bottom.requestsPerCpuSecond);
+  }
+  return median(ratios);
+}
