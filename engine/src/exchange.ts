@@ -1,7 +1,6 @@
 import { latin1String, latin1StringReusing } from "./internal/ascii.ts";
 import type { ExchangeHost } from "./internal/exchange-host.ts";
 import type { PeerAddress } from "./internal/peer-address.ts";
-import type { WorkerSlot } from "./internal/worker-table.ts";
 import { RequestBody } from "./request-body.ts";
 import { ClientGoneError, StaleExchangeError } from "./response-errors.ts";
 import { ResponseStream } from "./response-stream.ts";
@@ -25,13 +24,9 @@ export class Exchange {
   #controller: AbortController | null = null;
   #abortReason: Error | null = null;
   #stream: ResponseStream | null = null;
-  /** Header lines drafted but not sent, kept while the worker that held them is given back. */
-  #heldHeaderLines: Uint8Array | null = null;
   #bodyReader: RequestBody | null = null;
   /** The request body lived in a worker that was given back: it is gone. */
   #bodyReleased = false;
-  /** @internal A worker left to a handler that outlived its request. */
-  abandonedWorker: WorkerSlot | null = null;
   /** @internal Whether the handler returned without ending the response (see `detach`). */
   detached = false;
 
@@ -450,14 +445,10 @@ export class Exchange {
   releaseWorker(): void {
     this.assertLive("exchange");
     const connection = this.#connection;
-    const { draft, stream } = connection;
-    const worker = draft.worker;
+    const worker = connection.draft.worker;
     if (worker === null) return;
     if (!this.canReleaseWorker) {
       throw new TypeError("corral: the worker can only be given back with nothing staged");
-    }
-    if (draft.headerLength > 0 && !stream.headSent) {
-      this.#heldHeaderLines = worker.headerLines.slice(0, draft.headerLength);
     }
     if (connection.body.length > 0 && connection.body.buffer === worker.body.buffer) {
       this.#bodyReleased = true;
@@ -486,17 +477,7 @@ export class Exchange {
   /** Takes a worker again before writing; rejects with `ClientGoneError` if the client left. */
   acquireWorker(): Promise<void> {
     if (!this.live) return Promise.reject(this.#abortReason ?? new ClientGoneError());
-    const acquired = this.#connection.acquireWorker();
-    if (this.#heldHeaderLines === null) return acquired;
-    return acquired.then(() => this.#restoreHeaderLines());
-  }
-
-  #restoreHeaderLines(): void {
-    const held = this.#heldHeaderLines;
-    this.#heldHeaderLines = null;
-    this.assertLive("exchange");
-    const worker = this.#connection.draft.worker;
-    if (held !== null && worker !== null) worker.headerLines.set(held, 0);
+    return this.#connection.acquireWorker();
   }
 
   /** Whether this exchange holds a worker now. */

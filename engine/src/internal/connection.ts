@@ -7,6 +7,8 @@ import type { HeadLimits } from "../parser/request-head.ts";
 import { ClientGoneError } from "../response-errors.ts";
 import type { DeadlineKind, StatsCounters } from "../stats.ts";
 import { asciiBytes } from "./ascii.ts";
+import { type DeadlineHost, enforceDeadline } from "./connection-deadlines.ts";
+import { pathDispatchKey } from "./dispatch-key.ts";
 import type { EngineContext } from "./engine-context.ts";
 import type { EngineSocket } from "./engine-socket.ts";
 import { errorResponseMaxBytes } from "./error-responses.ts";
@@ -17,14 +19,21 @@ import { inputComplete, inputIncomplete, RequestInput } from "./request-input.ts
 import { ResponseDraft } from "./response-draft.ts";
 import { StreamFraming, type StreamHost } from "./stream-framing.ts";
 import { StreamedBody, type StreamedBodyHost } from "./streamed-body.ts";
-import type { WorkerSlot } from "./worker-table.ts";
+import { type LeaseHost, WorkerLease } from "./worker-lease.ts";
 
-const stateReadingHead = 0;
-const stateWaitingWorker = 1;
-const stateReadingBody = 2;
-const stateHandling = 3;
-const stateClosing = 4;
-const stateClosed = 5;
+/** Where the request in the connection is: reading, waiting for a worker, handled, or ending. */
+const readingHead = 0;
+const waitingWorker = 1;
+const readingBody = 2;
+const handling = 3;
+const closing = 4;
+const closed = 5;
+
+/**
+ * How the connection ends once its output is written: it stays open, it closes, or it closes
+ * and first lingers (reads and drops what the client still sends, so it reads the answer).
+ */
+type Ending = "stay" | "close" | "linger";
 
 const continueLine = asciiBytes("HTTP/1.1 100 Continue\r\n\r\n");
 /**
@@ -39,18 +48,21 @@ const lingerMs = 1000;
 /**
  * One connection slot: the request state machine from head to response, over a socket that is
  * attached while the slot is in use. The input side (`RequestInput`) parses what arrives, the
- * output side (`OutputChannel`) holds and writes what goes out, and this class decides between
- * them: one `pump` runs publish, input, dispatch and output so that each input chunk is answered
- * with one write. Every buffer it uses was reserved at startup.
+ * output side (`OutputChannel`) holds and writes what goes out, the lease (`WorkerLease`) is its
+ * one claim on a worker, and this class decides between them: one `pump` runs publish, input,
+ * dispatch and output so that each input chunk is answered with one write. Every buffer it uses
+ * was reserved at startup.
  */
-export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
+export class Connection
+  implements ExchangeHost, StreamHost, StreamedBodyHost, LeaseHost, DeadlineHost
+{
   readonly slot: number;
   readonly context: EngineContext;
   readonly limits: Limits;
   readonly stats: StatsCounters;
   socket: EngineSocket | null = null;
   generation = 0;
-  state = stateClosed;
+  state = closed;
   readonly head: ParsedHead;
   readonly input: RequestInput;
   readonly output: OutputChannel;
@@ -58,6 +70,7 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
   readonly stream: StreamFraming;
   /** The request body when the handler streams it. */
   readonly upload: StreamedBody;
+  readonly lease: WorkerLease;
   exchange: Exchange | null = null;
   readonly peer = new PeerAddress();
   isHeadRequest = false;
@@ -75,23 +88,16 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
   readonly #dispatchRoom: number;
   #paused = false;
   #handlerRunning = false;
-  #closeAfterOutput = false;
+  #ending: Ending = "stay";
   #pendingError: EngineErrorName | null = null;
   /** Whether the pending error answers a HEAD request (decided before the input is let go). */
   #pendingErrorForHead = false;
-  #lingerAfterOutput = false;
-  /** Whether this connection is listed by the blocked-output rule as holding a worker. */
-  #holdingWhileBlocked = false;
   #pumping = false;
   #pumpAgain = false;
   /** Requests this connection may still dispatch before it yields to the event loop. */
   #turnBudget = requestsPerTurn;
   #turnScheduled = false;
   readonly #nextTurn: () => void;
-  #grantedWorker: WorkerSlot | null = null;
-  #reacquireResolve: (() => void) | null = null;
-  #reacquireReject: ((error: Error) => void) | null = null;
-  readonly runGrant: () => void;
 
   constructor(slot: number, context: EngineContext, headBuffer: Uint8Array, output: Uint8Array) {
     this.slot = slot;
@@ -104,6 +110,7 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
     this.draft = new ResponseDraft(context.limits, context.stats);
     this.stream = new StreamFraming(this);
     this.upload = new StreamedBody(this, context.limits);
+    this.lease = new WorkerLease(slot, this, context.scheduler);
     const limits = context.limits;
     this.#headLimits =
       context.streamBodies === null
@@ -113,7 +120,6 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
             maxBodyBytes: Math.max(limits.maxBodyBytes, limits.maxStreamedBodyBytes),
           };
     this.#dispatchRoom = context.limits.maxResponseHeaderBytes + engineHeaderReserveBytes;
-    this.runGrant = () => this.#runGrant();
     this.#nextTurn = () => {
       this.#turnScheduled = false;
       this.pump();
@@ -135,15 +141,14 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
     this.socket = socket;
     this.peer.forget();
     this.generation++;
-    this.state = stateReadingHead;
-    this.#closeAfterOutput = false;
+    this.state = readingHead;
+    this.#ending = "stay";
     this.#pendingError = null;
-    this.#lingerAfterOutput = false;
     this.#paused = false;
     this.input.discard();
     this.output.discard();
     // The first request of a connection gets the header deadline, later ones the idle timeout.
-    this.#setDeadline("idle", this.limits.headerDeadlineMs);
+    this.setDeadline("idle", this.limits.headerDeadlineMs);
     this.context.connectionIdle(this.slot);
   }
 
@@ -152,17 +157,13 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
    * or it only lingers after an error answer that is written already.
    */
   get idle(): boolean {
-    if (this.socket !== null && this.deadlineKind === "linger" && this.state === stateClosing) {
-      return !this.output.pending && this.#pendingError === null;
-    }
+    if (this.socket === null || this.output.pending || this.#pendingError !== null) return false;
+    if (this.state === closing) return this.deadlineKind === "linger";
     return (
-      this.socket !== null &&
-      this.state === stateReadingHead &&
+      this.state === readingHead &&
       !this.input.headStarted &&
       !this.input.pending &&
-      !this.output.pending &&
-      this.#pendingError === null &&
-      !this.#closeAfterOutput
+      this.#ending === "stay"
     );
   }
 
@@ -174,7 +175,7 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
    */
   onData(chunk: Uint8Array, owned: boolean): void {
     this.stats.bytesIn += chunk.length;
-    if (this.state === stateClosing || this.state === stateClosed) return;
+    if (this.state === closing || this.state === closed) return;
     this.input.receive(chunk, owned);
     if (this.upload.waiting) this.upload.supply();
     this.pump();
@@ -190,12 +191,12 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
     if (this.socket === null) return;
     // Like common servers, a FIN during a request is taken as the client giving up on it; what
     // the handler still answers is written, then the connection closes.
-    this.#abortExchange(new ClientGoneError("the client closed the connection"));
-    if (this.state === stateReadingHead && !this.output.pending) {
+    this.abortExchange(new ClientGoneError("the client closed the connection"));
+    if (this.state === readingHead && !this.output.pending) {
       this.close();
       return;
     }
-    this.#closeAfterOutput = true;
+    this.#ending = "close";
     this.pump();
   }
 
@@ -206,18 +207,30 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
     // Events Bun may still deliver for this socket must not reach a later user of the slot.
     socket.data = -1;
     this.socket = null;
-    this.#abortExchange(new ClientGoneError());
-    this.#releaseAll();
-    this.state = stateClosed;
+    const reason = new ClientGoneError();
+    this.abortExchange(reason);
+    this.context.connectionBusy(this.slot);
+    if (this.output.blocked) this.stats.blockedConnections--;
+    this.lease.endRequest(this.#handlerRunning && this.exchange !== null, reason);
+    this.exchange = null;
+    this.#handlerRunning = false;
+    this.#pendingError = null;
+    this.upload.reset();
+    this.input.discard();
+    this.output.discard();
+    this.stream.reset();
+    this.deadlineAt = Number.POSITIVE_INFINITY;
+    this.state = closed;
     this.generation++;
-    this.context.connectionClosed(this.slot);
+    // An abandoned handler keeps the slot with its worker until it settles (#handlerSettled).
+    this.context.connectionClosed(this.slot, this.lease.state !== "abandoned");
   }
 
   /** Closes the socket now; `onClose` does the bookkeeping. */
   close(): void {
     const socket = this.socket;
     if (socket === null) return;
-    this.state = stateClosing;
+    this.state = closing;
     socket.end();
     // Bun calls close from end(); if it did not, finish the bookkeeping here.
     if (this.socket !== null) this.onClose();
@@ -226,7 +239,7 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
   /** On stop: closes the connection now when it is between requests. */
   closeIfIdle(): void {
     // Others close after their current response, which carries `Connection: close`.
-    if (this.socket !== null && this.state === stateReadingHead && !this.input.headStarted) {
+    if (this.socket !== null && this.state === readingHead && !this.input.headStarted) {
       if (!this.output.pending) this.close();
     }
   }
@@ -235,7 +248,7 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
   terminate(): void {
     const socket = this.socket;
     if (socket === null) return;
-    this.state = stateClosing;
+    this.state = closing;
     socket.terminate();
     if (this.socket !== null) this.onClose();
   }
@@ -243,7 +256,7 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
   /** Closed by the blocked-output rule: the client stopped reading and others need the worker. */
   closeStalled(): void {
     this.stats.blockedOutputCloses++;
-    this.#abortExchange(new ClientGoneError("the client stopped reading"));
+    this.abortExchange(new ClientGoneError("the client stopped reading"));
     this.terminate();
   }
 
@@ -270,10 +283,10 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
         if (this.output.pending) {
           if (!this.#writeOutput()) break;
         } else if (
-          this.#closeAfterOutput &&
+          this.#ending !== "stay" &&
           !this.#pumpAgain &&
           this.#pendingError === null &&
-          !this.#requestInProgress()
+          (this.state === readingHead || this.state === closing)
         ) {
           this.#finishClosing();
           break;
@@ -292,9 +305,9 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
   #adjustReading(): void {
     if (this.socket === null) return;
     const state = this.state;
-    if (this.input.pending || state === stateWaitingWorker) {
+    if (this.input.pending || state === waitingWorker) {
       this.#pause();
-    } else if (state === stateReadingHead || state === stateReadingBody) {
+    } else if (state === readingHead || state === readingBody) {
       this.#resume();
       if (this.idle) this.context.connectionIdle(this.slot);
     } else if (this.upload.open) {
@@ -302,10 +315,6 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
       if (this.upload.waiting) this.#resume();
       else this.#pause();
     }
-  }
-
-  #requestInProgress(): boolean {
-    return this.state !== stateReadingHead && this.state !== stateClosing;
   }
 
   /** Writes pending output; returns true when all of it went out. */
@@ -320,56 +329,39 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
     }
     if (output.blocked !== wasBlocked) this.stats.blockedConnections += output.blocked ? 1 : -1;
     if (result === outputBlocked) {
-      this.#syncBlockedHold(output.lastProgressAt !== progressAt);
+      this.lease.outputBlocked(true, output.lastProgressAt !== progressAt);
       return false;
     }
     this.#outputDone();
-    this.#syncBlockedHold(false);
+    this.lease.outputBlocked(false, false);
     this.#pumpAgain = true;
     return true;
   }
 
-  /**
-   * Tells the blocked-output rule whether this connection holds a worker while its output is
-   * blocked; a new holder may push blocked holders past their share (see blocked-output.ts).
-   */
-  #syncBlockedHold(progressed: boolean): void {
-    const holding = this.output.blocked && this.draft.worker !== null && this.socket !== null;
-    if (holding === this.#holdingWhileBlocked) {
-      if (holding && progressed) this.context.blockedOutput.progressed(this.slot);
-      return;
-    }
-    this.#holdingWhileBlocked = holding;
-    this.context.blockedOutput.setHolding(this.slot, holding);
-    if (holding) this.context.reclaimBlockedWorker();
-  }
-
   #outputDone(): void {
     // A staged body written in place held the worker; the request itself may be over already.
-    const worker = this.draft.worker;
-    if (worker !== null && this.state === stateReadingHead && !this.#handlerRunning) {
-      this.draft.worker = null;
-      this.context.giveWorker(worker);
+    if (this.lease.state === "held" && this.state === readingHead && !this.#handlerRunning) {
+      this.lease.release();
     }
     this.stream.outputDone();
-    if (this.state === stateReadingHead && !this.input.headStarted) {
-      this.#setDeadline("idle", this.limits.idleTimeoutMs);
+    if (this.state === readingHead && !this.input.headStarted) {
+      this.setDeadline("idle", this.limits.idleTimeoutMs);
     }
   }
 
   #finishClosing(): void {
-    if (!this.#lingerAfterOutput) {
+    if (this.#ending !== "linger") {
       this.close();
       return;
     }
     // After an error answer: send FIN, then read and drop what the client still sends for a
     // moment, so that a client still uploading reads the answer instead of a reset.
-    this.#lingerAfterOutput = false;
-    this.state = stateClosing;
+    this.#ending = "close";
+    this.state = closing;
     this.input.discard();
     this.#resume();
     this.socket?.shutdown();
-    this.#setDeadline("linger", lingerMs);
+    this.setDeadline("linger", lingerMs);
     this.context.connectionIdle(this.slot);
   }
 
@@ -380,14 +372,14 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
     // Rule 1 of blocked-output.ts: nothing new is dispatched while earlier output is blocked or
     // while the output lacks room for a whole response head (it is written first).
     while (this.socket !== null && !output.blocked && output.segment === null) {
-      if (this.#closeAfterOutput) return;
-      if (this.state === stateReadingHead) {
+      if (this.#ending !== "stay") return;
+      if (this.state === readingHead) {
         if (this.#turnBudget === 0) {
           this.#yieldTurn();
           return;
         }
         if (output.room < this.#dispatchRoom || !this.#readHead()) return;
-      } else if (this.state === stateReadingBody) {
+      } else if (this.state === readingBody) {
         if (!this.#readBody()) return;
       } else {
         return;
@@ -407,7 +399,7 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
     if (!input.pending) return false;
     if (!input.headStarted) {
       this.context.connectionBusy(this.slot);
-      this.#setDeadline("header", this.limits.headerDeadlineMs);
+      this.setDeadline("header", this.limits.headerDeadlineMs);
     }
     const result = input.readHead(this.head, this.#headLimits);
     if (result === inputIncomplete) return false;
@@ -416,82 +408,58 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
       return false;
     }
     this.stats.requests++;
-    this.isHeadRequest = this.#methodIsHead();
+    this.isHeadRequest = this.head.isHeadMethod();
     input.expectBody(this.head);
-    const worker = this.context.takeWorker();
-    if (worker !== undefined) {
-      this.#beginBody(worker);
+    const exchange = new Exchange(this, this.generation);
+    this.exchange = exchange;
+    const dispatchKey = this.context.dispatchKey;
+    const key = dispatchKey === null ? pathDispatchKey(this.head) : dispatchKey(exchange);
+    const granted = this.lease.request(key);
+    if (granted === "held") {
+      this.#beginBody();
       return true;
     }
-    if (!this.context.enqueueRequest(this.slot)) {
+    if (granted === "none") {
       this.fail("queueFull");
       return false;
     }
-    this.state = stateWaitingWorker;
-    this.#setDeadline("request", this.limits.requestDeadlineMs);
-    this.context.reclaimBlockedWorker();
+    this.state = waitingWorker;
+    this.setDeadline("request", this.limits.requestDeadlineMs);
+    this.context.scheduler.reclaimBlockedWorker();
     return false;
   }
 
-  /** Whether the head parsed so far is a HEAD request (its answers carry no content). */
-  #methodIsHead(): boolean {
-    const head = this.head;
-    if (!head.requestLineDone || head.methodEnd - head.methodStart !== 4) return false;
-    const buffer = head.buffer;
-    const method = head.base + head.methodStart;
-    return (
-      buffer[method] === 0x48 &&
-      buffer[method + 1] === 0x45 &&
-      buffer[method + 2] === 0x41 &&
-      buffer[method + 3] === 0x44
-    );
-  }
-
-  /** The queue handed this connection a worker; runs from a microtask to keep stacks flat. */
-  grantWorker(worker: WorkerSlot): void {
-    this.#grantedWorker = worker;
-    queueMicrotask(this.runGrant);
-  }
-
-  #runGrant(): void {
-    const worker = this.#grantedWorker;
-    this.#grantedWorker = null;
-    if (worker === null) return;
-    if (this.socket === null) {
-      this.context.giveWorker(worker);
+  workerGranted(): void {
+    if (this.state !== waitingWorker) {
+      this.lease.release();
       return;
     }
-    if (this.#reacquireResolve !== null) {
-      const resolve = this.#reacquireResolve;
-      this.#reacquireResolve = null;
-      this.#reacquireReject = null;
-      this.draft.worker = worker;
-      resolve();
-      return;
-    }
-    if (this.state !== stateWaitingWorker) {
-      this.context.giveWorker(worker);
-      return;
-    }
-    this.#beginBody(worker);
+    this.#beginBody();
     this.pump();
   }
 
-  #beginBody(worker: WorkerSlot): void {
+  requestDisplaced(): void {
+    if (this.socket !== null && this.state === waitingWorker) this.fail("queueFull");
+  }
+
+  #beginBody(): void {
     this.draft.reset();
-    this.draft.worker = worker;
     this.stream.reset();
-    this.state = stateReadingBody;
-    this.#setDeadline("body", this.limits.bodyDeadlineMs);
+    this.state = readingBody;
+    this.setDeadline("body", this.limits.bodyDeadlineMs);
     if (this.context.streamBodies !== null && this.input.expectsBody) {
-      if (this.#beginStreamedBody(worker)) return;
+      if (this.#beginStreamedBody()) return;
     }
     // RFC 9110 §10.1.1: 100-continue only once the request is accepted, and only when the
     // client is still waiting (no body bytes have come yet). The dispatch room covers the line.
     if (this.head.expectContinue && this.input.expectsBody && !this.input.pending) {
-      this.output.append(continueLine);
-      this.stats.countResponse(100);
+      this.#sendContinue();
     }
+  }
+
+  #sendContinue(): void {
+    this.output.append(continueLine);
+    this.stats.countResponse(100);
   }
 
   /**
@@ -499,16 +467,15 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
    * reads the body as it arrives). Returns true when the request left the body-reading state:
    * streamed, or refused for its declared length.
    */
-  #beginStreamedBody(worker: WorkerSlot): boolean {
-    const exchange = new Exchange(this, this.generation);
-    this.exchange = exchange;
+  #beginStreamedBody(): boolean {
+    const exchange = this.exchange!;
     let streamed: boolean;
     try {
       streamed = this.context.streamBodies!(exchange) === true;
     } catch (error) {
       // Answered like a handler that threw; the unread body closes the connection.
-      this.upload.begin(worker.window);
-      this.state = stateHandling;
+      this.upload.begin(this.draft.worker!.window);
+      this.state = handling;
       this.#handlerRunning = true;
       this.#handlerSettled(exchange, error, true);
       return true;
@@ -520,7 +487,7 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
       return true;
     }
     if (!streamed) return false;
-    this.upload.begin(worker.window);
+    this.upload.begin(this.draft.worker!.window);
     this.#dispatch();
     return true;
   }
@@ -528,27 +495,22 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
   bodyStarted(): void {
     // RFC 9110 §10.1.1: the client waiting for 100-continue is told to send once the handler
     // asks for the body, and only when no body byte has come yet.
-    if (
-      this.head.expectContinue &&
-      this.upload.received === 0 &&
-      !this.input.pending &&
-      !this.stream.started
-    ) {
-      this.output.append(continueLine);
-      this.stats.countResponse(100);
+    const waitingForContinue = this.head.expectContinue && this.upload.received === 0;
+    if (waitingForContinue && !this.input.pending && !this.stream.started) {
+      this.#sendContinue();
       this.pump();
     }
   }
 
   bodyProgressed(): void {
     // The body deadline counts from the last progress: a slow uploader that moves is fine.
-    if (this.deadlineKind !== "stream") this.#setDeadline("body", this.limits.bodyDeadlineMs);
+    if (this.deadlineKind !== "stream") this.setDeadline("body", this.limits.bodyDeadlineMs);
     this.#adjustReading();
   }
 
   bodyEnded(): void {
     if (this.deadlineKind !== "stream") {
-      this.#setDeadline("request", this.limits.requestDeadlineMs);
+      this.setDeadline("request", this.limits.requestDeadlineMs);
     }
   }
 
@@ -559,7 +521,7 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
     }
     // A response head is out already: no error answer can follow it.
     this.stats.countError(name);
-    this.#abortExchange(new ClientGoneError(`the request body failed: ${name}`));
+    this.abortExchange(new ClientGoneError(`the request body failed: ${name}`));
     this.terminate();
   }
 
@@ -578,18 +540,16 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
   #dispatch(): boolean {
     this.context.youngCollection.count();
     this.#turnBudget--;
-    this.state = stateHandling;
+    this.state = handling;
     this.#handlerRunning = true;
-    this.#setDeadline("request", this.limits.requestDeadlineMs);
-    // `#beginStreamedBody` may have made the exchange already (to ask the application).
-    const exchange = this.exchange ?? new Exchange(this, this.generation);
-    this.exchange = exchange;
+    this.setDeadline("request", this.limits.requestDeadlineMs);
+    const exchange = this.exchange!;
     let result: void | Promise<void>;
     try {
       result = this.context.handler(exchange);
     } catch (error) {
       this.#handlerSettled(exchange, error, true);
-      return this.state === stateReadingHead;
+      return this.state === readingHead;
     }
     if (result !== undefined && typeof (result as Promise<void>).then === "function") {
       (result as Promise<void>).then(
@@ -599,17 +559,18 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
       return false;
     }
     this.#handlerSettled(exchange, undefined, false);
-    return this.state === stateReadingHead;
+    return this.state === readingHead;
   }
 
   #handlerSettled(exchange: Exchange, _error: unknown, failed: boolean): void {
     if (failed) this.stats.handlerFailures++;
     if (exchange !== this.exchange) {
       // The request ended without this handler (disconnect, deadline): its worker was left to
-      // it until now.
-      const abandoned = exchange.abandonedWorker;
-      exchange.abandonedWorker = null;
-      if (abandoned !== null) this.context.giveWorker(abandoned);
+      // it until now, and a closed connection's slot with it.
+      if (this.lease.state === "abandoned") {
+        this.lease.settleAbandoned();
+        if (this.socket === null) this.context.slotFreed(this.slot);
+      }
       return;
     }
     this.#handlerRunning = false;
@@ -656,13 +617,12 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
       this.head.keepAlive &&
       !this.draft.closeRequested &&
       !this.context.stopping &&
-      !this.#closeAfterOutput &&
+      this.#ending === "stay" &&
       !this.upload.open;
     if (!keepAlive) {
       // A streamed body the handler did not read to its end: what the client still sends is
       // read and dropped for a moment after the answer, so that it reads the answer.
-      if (this.upload.open) this.#lingerAfterOutput = true;
-      this.#closeAfterOutput = true;
+      this.#ending = this.upload.open ? "linger" : "close";
       return "close";
     }
     return this.head.versionMinor === 0 ? "keep-alive" : "default";
@@ -675,46 +635,27 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
     this.#handlerRunning = false;
     this.upload.reset();
     this.input.requestEnded(this.output.segment);
-    this.state = this.#closeAfterOutput ? stateClosing : stateReadingHead;
-    const worker = this.draft.worker;
-    if (worker !== null && !this.output.segmentInStaging) {
-      this.draft.worker = null;
-      this.context.giveWorker(worker);
-      this.#syncBlockedHold(false);
-    }
-    if (this.state === stateReadingHead) {
-      this.#setDeadline("idle", this.limits.idleTimeoutMs);
-    }
+    this.state = this.#ending === "stay" ? readingHead : closing;
+    // A staged body written in place keeps the worker until it is sent (#outputDone).
+    if (this.lease.state === "held" && !this.output.segmentInStaging) this.lease.release();
+    if (this.state === readingHead) this.setDeadline("idle", this.limits.idleTimeoutMs);
   }
 
   // ---- workers for long-lived responses -----------------------------------------------------
 
   /** Gives the worker back while the response waits (its staging must be empty). */
   releaseWorker(): void {
-    const worker = this.draft.worker;
-    if (worker === null) return;
+    if (this.lease.state !== "held") return;
     if (this.stream.busy || this.draft.stagedLength > 0 || this.draft.hasBorrowed) {
       throw new TypeError("corral: the worker can only be given back with nothing staged");
     }
-    this.draft.worker = null;
-    this.context.giveWorker(worker);
-    this.#syncBlockedHold(false);
+    this.lease.releaseWhileWaiting(this.stream.headSent ? 0 : this.draft.headerLength);
   }
 
   /** Takes a worker again; resolves when one is free, rejects when the client goes first. */
   acquireWorker(): Promise<void> {
-    if (this.draft.worker !== null) return Promise.resolve();
     if (this.socket === null) return Promise.reject(new ClientGoneError());
-    const worker = this.context.takeWorker();
-    if (worker !== undefined) {
-      this.draft.worker = worker;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve, reject) => {
-      this.#reacquireResolve = resolve;
-      this.#reacquireReject = reject;
-      this.context.enqueueReacquire(this.slot);
-    });
+    return this.lease.reacquire();
   }
 
   /** The exchange's handler is still running: a closing connection leaves it its worker. */
@@ -727,14 +668,13 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
   /** Answers an engine error and closes the connection once it is written. */
   fail(name: EngineErrorName): void {
     this.stats.countError(name);
-    this.context.leaveQueues(this.slot);
-    this.#abortExchange(new ClientGoneError(`the request failed: ${name}`));
-    this.#releaseWorkerUnlessHandlerRuns();
+    const reason = new ClientGoneError(`the request failed: ${name}`);
+    this.abortExchange(reason);
+    this.lease.endRequest(this.#handlerRunning && this.exchange !== null, reason);
     this.#endExchange();
-    this.#closeAfterOutput = true;
-    this.#lingerAfterOutput = true;
-    this.state = stateClosing;
-    this.#pendingErrorForHead = this.#methodIsHead();
+    this.#ending = "linger";
+    this.state = closing;
+    this.#pendingErrorForHead = this.head.isHeadMethod();
     this.input.discard();
     this.#pendingError = name;
     this.deadlineKind = "linger";
@@ -748,72 +688,30 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
     this.stats.countResponse(row.status);
   }
 
-  #setDeadline(kind: DeadlineKind | "linger", afterMs: number): void {
+  setDeadline(kind: DeadlineKind | "linger", afterMs: number): void {
     this.deadlineKind = kind;
     this.deadlineAt = this.context.now + afterMs;
   }
 
   /** Called by the sweep: enforces the deadline of the current state and the write stall. */
   checkDeadlines(now: number): void {
-    if (this.socket === null) return;
-    const stats = this.stats;
-    const output = this.output;
-    if (output.blocked && now - output.lastProgressAt >= this.limits.writeStallMs) {
-      stats.deadlineCloses.writeStall++;
-      this.#abortExchange(new ClientGoneError("the client stopped reading"));
-      this.terminate();
-      return;
-    }
-    if (now < this.deadlineAt) return;
-    const kind = this.deadlineKind;
-    if (kind === "linger") {
-      this.close();
-      return;
-    }
-    if (kind === "idle" && (this.input.headStarted || output.pending)) return;
-    stats.deadlineCloses[kind]++;
-    switch (kind) {
-      case "idle":
-        this.close();
-        return;
-      case "header":
-        this.fail("headerTimeout");
-        return;
-      case "body":
-        this.fail("bodyTimeout");
-        return;
-      case "request":
-        if (this.stream.headSent) {
-          this.#abortExchange(new ClientGoneError("the request deadline passed"));
-          this.terminate();
-        } else {
-          this.fail("requestTimeout");
-        }
-        return;
-      case "stream":
-        this.#abortExchange(new ClientGoneError("the stream deadline passed"));
-        this.terminate();
-    }
+    if (this.socket !== null) enforceDeadline(this, now);
   }
 
   /** Starts the stream deadline (the request deadline no longer applies). */
   streamStarted(): void {
-    this.#setDeadline("stream", this.limits.streamDeadlineMs);
+    this.setDeadline("stream", this.limits.streamDeadlineMs);
   }
 
-  #abortExchange(reason: Error): void {
+  /** Tells the request in progress that it ended early (client gone, deadline, failure). */
+  abortExchange(reason: Error): void {
     const exchange = this.exchange;
     if (exchange === null) return;
     exchange.abort(reason);
     this.stream.clientGone(reason);
     this.upload.clientGone(reason);
-    const reject = this.#reacquireReject;
-    if (reject !== null) {
-      this.#reacquireResolve = null;
-      this.#reacquireReject = null;
-      this.context.leaveQueues(this.slot);
-      reject(reason);
-    }
+    // A handler waiting to take its worker back hears it now; it may still answer.
+    if (this.lease.state === "reacquiring") this.lease.stopReacquiring(reason);
   }
 
   /** Makes the current exchange stale without publishing it. */
@@ -824,36 +722,6 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
     this.#handlerRunning = false;
     this.stream.reset();
     this.upload.reset();
-  }
-
-  #releaseWorkerUnlessHandlerRuns(): void {
-    const worker = this.draft.worker;
-    if (worker === null) return;
-    this.draft.worker = null;
-    if (this.#handlerRunning && this.exchange !== null) {
-      this.exchange.abandonedWorker = worker;
-    } else {
-      this.context.giveWorker(worker);
-    }
-  }
-
-  #releaseAll(): void {
-    this.context.leaveQueues(this.slot);
-    this.context.connectionBusy(this.slot);
-    if (this.output.blocked) this.stats.blockedConnections--;
-    if (this.#holdingWhileBlocked) {
-      this.#holdingWhileBlocked = false;
-      this.context.blockedOutput.setHolding(this.slot, false);
-    }
-    this.#releaseWorkerUnlessHandlerRuns();
-    this.exchange = null;
-    this.#handlerRunning = false;
-    this.#pendingError = null;
-    this.upload.reset();
-    this.input.discard();
-    this.output.discard();
-    this.stream.reset();
-    this.deadlineAt = Number.POSITIVE_INFINITY;
   }
 
   #pause(): void {
