@@ -1,4 +1,4 @@
-import { App, type AppLog, type Limits, type RequestView, TemplateSet } from "corral";
+import { App, type AppLog, type Context, type Limits, type RequestView, TemplateSet } from "corral";
 import fortunesTemplate from "./fortunes.mustache" with { type: "text" };
 import { clampQueries, fortunesPage, plaintextMessage, serverName } from "./rules.ts";
 import { randomWorldNumber } from "./seed-data.ts";
@@ -48,25 +48,27 @@ export function createTechEmpowerApp(
   });
 
   app.route("GET", "/db", async (ctx) => {
-    const world = await ctx.shared.database.findWorld(randomWorldNumber());
+    const world = await offWorker(ctx, ctx.shared.database.findWorld(randomWorldNumber()));
     ctx.response.json(200, world);
     ctx.response.header("Server", serverName);
   });
 
   app.route("GET", "/queries", async (ctx) => {
-    const worlds = await ctx.shared.database.findRandomWorlds(queriesParameter(ctx.request));
+    const count = queriesParameter(ctx.request);
+    const worlds = await offWorker(ctx, ctx.shared.database.findRandomWorlds(count));
     ctx.response.json(200, worlds);
     ctx.response.header("Server", serverName);
   });
 
   app.route("GET", "/updates", async (ctx) => {
-    const worlds = await ctx.shared.database.updateRandomWorlds(queriesParameter(ctx.request));
+    const count = queriesParameter(ctx.request);
+    const worlds = await offWorker(ctx, ctx.shared.database.updateRandomWorlds(count));
     ctx.response.json(200, worlds);
     ctx.response.header("Server", serverName);
   });
 
   app.route("GET", "/fortunes", async (ctx) => {
-    const fortunes = fortunesPage(await ctx.shared.database.fortunes());
+    const fortunes = fortunesPage(await offWorker(ctx, ctx.shared.database.fortunes()));
     ctx.shared.templates.render(ctx.response, 200, "fortunes", { fortunes });
     ctx.response.header("Server", serverName);
   });
@@ -79,6 +81,20 @@ export function createTechEmpowerApp(
     ctx.response.header("Server", serverName);
   });
   return app;
+}
+
+/**
+ * Awaits a query. A pooled database (PostgreSQL) answers later: the worker goes back to the
+ * engine meanwhile (`ctx.awaitOffWorker`), so requests waiting for the database hold no worker
+ * and other routes keep being served; the database's own `WaitBound` bounds them instead. SQLite
+ * answers before the handler goes on (its promise is already settled): there is nothing to wait
+ * for, so the worker is kept.
+ */
+function offWorker<T>(
+  ctx: Context<TechEmpowerShared, object, object>,
+  pending: Promise<T>,
+): Promise<T> {
+  return ctx.shared.database.kind === "postgres" ? ctx.awaitOffWorker(pending) : pending;
 }
 
 /** The raw `queries` value (digits need no decoding), clamped. */

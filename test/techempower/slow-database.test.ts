@@ -77,7 +77,6 @@ describe("a slow database (PostgreSQL, a pool of 2, 256 clients)", () => {
     await lockHeld;
     await locker.close();
     const counts = tally(await answers);
-    console.log("DEBUG", side.statuses.length, side.worstMs, JSON.stringify(counts), side.statuses.join(","));
     const served = counts["200 retry-after=-"] ?? 0;
     const refused = counts["503 retry-after=1"] ?? 0;
     expect({
