@@ -83,7 +83,11 @@ export class SqliteWorldDatabase implements WorldDatabase {
   }
 }
 
-/** Creates `World` (10,000 random rows) and `Fortune` (12 rows) when they are not there. */
+/**
+ * Creates `World` (10,000 random rows) and `Fortune` (12 rows) when they are not there. The
+ * transaction takes the write lock first (`BEGIN IMMEDIATE`): of several processes starting on one
+ * file, one fills the tables and the others wait (busy_timeout), then find them full.
+ */
 function createTablesIfMissing(database: Database): void {
   database.transaction(() => {
     database.run(
@@ -102,5 +106,5 @@ function createTablesIfMissing(database: Database): void {
       const insert = database.query("INSERT INTO Fortune (id, message) VALUES (?, ?)");
       for (const row of fortuneRows) insert.run(row.id, row.message);
     }
-  })();
+  }).immediate();
 }
