@@ -89,22 +89,26 @@ export class SqliteWorldDatabase implements WorldDatabase {
  * file, one fills the tables and the others wait (busy_timeout), then find them full.
  */
 function createTablesIfMissing(database: Database): void {
-  database.transaction(() => {
-    database.run(
-      "CREATE TABLE IF NOT EXISTS World (id INTEGER PRIMARY KEY, randomNumber INTEGER NOT NULL)",
-    );
-    database.run(
-      "CREATE TABLE IF NOT EXISTS Fortune (id INTEGER PRIMARY KEY, message TEXT NOT NULL)",
-    );
-    const worlds = database.query<{ count: number }, []>("SELECT count(*) AS count FROM World");
-    if (worlds.get()!.count === 0) {
-      const insert = database.query("INSERT INTO World (id, randomNumber) VALUES (?, ?)");
-      for (let id = 1; id <= worldRowCount; id++) insert.run(id, randomWorldNumber());
-    }
-    const fortunes = database.query<{ count: number }, []>("SELECT count(*) AS count FROM Fortune");
-    if (fortunes.get()!.count === 0) {
-      const insert = database.query("INSERT INTO Fortune (id, message) VALUES (?, ?)");
-      for (const row of fortuneRows) insert.run(row.id, row.message);
-    }
-  }).immediate();
+  database
+    .transaction(() => {
+      database.run(
+        "CREATE TABLE IF NOT EXISTS World (id INTEGER PRIMARY KEY, randomNumber INTEGER NOT NULL)",
+      );
+      database.run(
+        "CREATE TABLE IF NOT EXISTS Fortune (id INTEGER PRIMARY KEY, message TEXT NOT NULL)",
+      );
+      const worlds = database.query<{ count: number }, []>("SELECT count(*) AS count FROM World");
+      if (worlds.get()!.count === 0) {
+        const insert = database.query("INSERT INTO World (id, randomNumber) VALUES (?, ?)");
+        for (let id = 1; id <= worldRowCount; id++) insert.run(id, randomWorldNumber());
+      }
+      const fortunes = database.query<{ count: number }, []>(
+        "SELECT count(*) AS count FROM Fortune",
+      );
+      if (fortunes.get()!.count === 0) {
+        const insert = database.query("INSERT INTO Fortune (id, message) VALUES (?, ?)");
+        for (const row of fortuneRows) insert.run(row.id, row.message);
+      }
+    })
+    .immediate();
 }

@@ -9,6 +9,8 @@ const replacements: Readonly<Record<string, string>> = {
   "=": "&#x3D;",
 };
 const special = /[&<>"'`=/]/g;
+/** The same class without `g`: a test that keeps no state between calls. */
+const anySpecial = /[&<>"'`=/]/;
 
 /**
  * Escapes a value for HTML text and quoted attribute values: `& < > " '` always, and `` / ` = ``
@@ -21,5 +23,8 @@ const special = /[&<>"'`=/]/g;
  * // "&lt;a href&#x3D;&quot;x&quot;&gt;Tom &amp; &#39;Jerry&#39;&lt;&#x2F;a&gt;"
  */
 export function escapeHtml(value: unknown): string {
-  return String(value).replace(special, (character) => replacements[character]!);
+  const text = String(value);
+  // Most values (numbers, plain words) hold nothing to escape: return them as they are.
+  if (!anySpecial.test(text)) return text;
+  return text.replace(special, (character) => replacements[character]!);
 }
