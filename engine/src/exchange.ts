@@ -444,16 +444,12 @@ export class Exchange {
    */
   releaseWorker(): void {
     this.assertLive("exchange");
-    const connection = this.#connection;
-    const worker = connection.draft.worker;
-    if (worker === null) return;
+    if (this.#connection.draft.worker === null) return;
     if (!this.canReleaseWorker) {
       throw new TypeError("corral: the worker can only be given back with nothing staged");
     }
-    if (connection.body.length > 0 && connection.body.buffer === worker.body.buffer) {
-      this.#bodyReleased = true;
-    }
-    connection.releaseWorker();
+    if (this.bodyInWorker) this.#bodyReleased = true;
+    this.#connection.releaseWorker();
   }
 
   /**
@@ -472,6 +468,18 @@ export class Exchange {
       !draft.hasBorrowed &&
       !this.#connection.upload.open
     );
+  }
+
+  /**
+   * Whether the request body lives in the worker's storage (it did not come in one socket
+   * chunk), so that giving the worker back takes the body with it.
+   */
+  get bodyInWorker(): boolean {
+    if (!this.live) return false;
+    const connection = this.#connection;
+    const worker = connection.draft.worker;
+    const body = connection.body;
+    return worker !== null && body.length > 0 && body.buffer === worker.body.buffer;
   }
 
   /** Takes a worker again before writing; rejects with `ClientGoneError` if the client left. */

@@ -412,9 +412,7 @@ export class Connection
     input.expectBody(this.head);
     const exchange = new Exchange(this, this.generation);
     this.exchange = exchange;
-    const dispatchKey = this.context.dispatchKey;
-    const key = dispatchKey === null ? pathDispatchKey(this.head) : dispatchKey(exchange);
-    const granted = this.lease.request(key);
+    const granted = this.lease.request(this.#dispatchKeyOf(exchange));
     if (granted === "held") {
       this.#beginBody();
       return true;
@@ -427,6 +425,17 @@ export class Connection
     this.setDeadline("request", this.limits.requestDeadlineMs);
     this.context.scheduler.reclaimBlockedWorker();
     return false;
+  }
+
+  #dispatchKeyOf(exchange: Exchange): number {
+    const dispatchKey = this.context.dispatchKey;
+    if (dispatchKey === null) return pathDispatchKey(this.head);
+    try {
+      return dispatchKey(exchange);
+    } catch {
+      // The application's key function failed: the request still runs, under the shared key 0.
+      return 0;
+    }
   }
 
   workerGranted(): void {
