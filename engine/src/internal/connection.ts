@@ -1,49 +1,32 @@
-import { type EngineErrorName, errorNameOf } from "../errors.ts";
+import type { EngineErrorName } from "../errors.ts";
 import { Exchange } from "../exchange.ts";
 import type { Limits } from "../limits.ts";
-import { engineHeaderReserveBytes } from "../limits.ts";
 import { ParsedHead } from "../parser/parsed-head.ts";
-import type { HeadLimits } from "../parser/request-head.ts";
 import { ClientGoneError } from "../response-errors.ts";
 import type { DeadlineKind, StatsCounters } from "../stats.ts";
-import { asciiBytes } from "./ascii.ts";
 import { type DeadlineHost, enforceDeadline } from "./connection-deadlines.ts";
-import { pathDispatchKey } from "./dispatch-key.ts";
+import { ConnectionEnding, type EndingHost } from "./connection-ending.ts";
+import {
+  type ConnectionPhase,
+  closed,
+  closing,
+  type Ending,
+  readingBody,
+  readingHead,
+  waitingWorker,
+} from "./connection-phase.ts";
 import type { EngineContext } from "./engine-context.ts";
 import type { EngineSocket } from "./engine-socket.ts";
-import { errorResponseMaxBytes } from "./error-responses.ts";
 import type { ExchangeHost } from "./exchange-host.ts";
+import { HandlerRun, type HandlerRunHost } from "./handler-run.ts";
 import { OutputChannel, outputBlocked, outputClosed } from "./output-channel.ts";
 import { PeerAddress } from "./peer-address.ts";
-import { inputComplete, inputIncomplete, RequestInput } from "./request-input.ts";
+import { type AdmissionHost, RequestAdmission, requestsPerTurn } from "./request-admission.ts";
+import { RequestInput } from "./request-input.ts";
 import { ResponseDraft } from "./response-draft.ts";
 import { StreamFraming, type StreamHost } from "./stream-framing.ts";
-import { StreamedBody, type StreamedBodyHost } from "./streamed-body.ts";
-import { type LeaseHost, WorkerLease } from "./worker-lease.ts";
-
-/** Where the request in the connection is: reading, waiting for a worker, handled, or ending. */
-const readingHead = 0;
-const waitingWorker = 1;
-const readingBody = 2;
-const handling = 3;
-const closing = 4;
-const closed = 5;
-
-/**
- * How the connection ends once its output is written: it stays open, it closes, or it closes
- * and first lingers (reads and drops what the client still sends, so it reads the answer).
- */
-type Ending = "stay" | "close" | "linger";
-
-const continueLine = asciiBytes("HTTP/1.1 100 Continue\r\n\r\n");
-/**
- * Pipelined requests one connection may dispatch before it lets the others run. One socket
- * chunk can carry 16,000 small requests; served in one go, 70 such connections made a side
- * client wait seconds for its turn.
- */
-const requestsPerTurn = 64;
-/** How long a connection closed after an error keeps reading (and dropping) what the client sends. */
-const lingerMs = 1000;
+import { StreamedBody } from "./streamed-body.ts";
+import { WorkerLease } from "./worker-lease.ts";
 
 /**
  * One connection slot: the request state machine from head to response, over a socket that is
@@ -54,7 +37,7 @@ const lingerMs = 1000;
  * was reserved at startup.
  */
 export class Connection
-  implements ExchangeHost, StreamHost, StreamedBodyHost, LeaseHost, DeadlineHost
+  implements ExchangeHost, StreamHost, DeadlineHost, AdmissionHost, HandlerRunHost, EndingHost
 {
   readonly slot: number;
   readonly context: EngineContext;
@@ -62,7 +45,7 @@ export class Connection
   readonly stats: StatsCounters;
   socket: EngineSocket | null = null;
   generation = 0;
-  state = closed;
+  state: ConnectionPhase = closed;
   readonly head: ParsedHead;
   readonly input: RequestInput;
   readonly output: OutputChannel;
@@ -71,6 +54,10 @@ export class Connection
   /** The request body when the handler streams it. */
   readonly upload: StreamedBody;
   readonly lease: WorkerLease;
+  readonly admission: RequestAdmission;
+  readonly run: HandlerRun;
+  /** How the connection ends after an engine error (`ending` says whether it ends at all). */
+  readonly closer: ConnectionEnding;
   exchange: Exchange | null = null;
   readonly peer = new PeerAddress();
   isHeadRequest = false;
@@ -79,25 +66,13 @@ export class Connection
   deadlineAt = Number.POSITIVE_INFINITY;
   deadlineKind: DeadlineKind | "linger" = "idle";
 
-  /**
-   * The head parser's limits: with `streamBodies` a declared length may reach the streamed limit;
-   * which limit applies is decided once the application chose (`#beginStreamedBody`).
-   */
-  readonly #headLimits: HeadLimits;
-  /** Output room a request needs before it is dispatched: its whole response head always fits. */
-  readonly #dispatchRoom: number;
   #paused = false;
-  #handlerRunning = false;
-  #ending: Ending = "stay";
-  #pendingError: EngineErrorName | null = null;
-  /** Whether the pending error answers a HEAD request (decided before the input is let go). */
-  #pendingErrorForHead = false;
+  /** How the connection ends once its output is written. */
+  ending: Ending = "stay";
   #pumping = false;
   #pumpAgain = false;
   /** Requests this connection may still dispatch before it yields to the event loop. */
-  #turnBudget = requestsPerTurn;
-  #turnScheduled = false;
-  readonly #nextTurn: () => void;
+  turnBudget = requestsPerTurn;
 
   constructor(slot: number, context: EngineContext, headBuffer: Uint8Array, output: Uint8Array) {
     this.slot = slot;
@@ -109,21 +84,11 @@ export class Connection
     this.output = new OutputChannel(output);
     this.draft = new ResponseDraft(context.limits, context.stats);
     this.stream = new StreamFraming(this);
-    this.upload = new StreamedBody(this, context.limits);
-    this.lease = new WorkerLease(slot, this, context.scheduler);
-    const limits = context.limits;
-    this.#headLimits =
-      context.streamBodies === null
-        ? limits
-        : {
-            ...limits,
-            maxBodyBytes: Math.max(limits.maxBodyBytes, limits.maxStreamedBodyBytes),
-          };
-    this.#dispatchRoom = context.limits.maxResponseHeaderBytes + engineHeaderReserveBytes;
-    this.#nextTurn = () => {
-      this.#turnScheduled = false;
-      this.pump();
-    };
+    this.run = new HandlerRun(this);
+    this.closer = new ConnectionEnding(this);
+    this.admission = new RequestAdmission(this);
+    this.upload = new StreamedBody(this.admission, context.limits);
+    this.lease = new WorkerLease(slot, this.admission, context.scheduler);
   }
 
   /** The request body, once read (a view of a socket chunk or of the worker's body storage). */
@@ -142,8 +107,8 @@ export class Connection
     this.peer.forget();
     this.generation++;
     this.state = readingHead;
-    this.#ending = "stay";
-    this.#pendingError = null;
+    this.ending = "stay";
+    this.closer.pendingError = null;
     this.#paused = false;
     this.input.discard();
     this.output.discard();
@@ -157,13 +122,14 @@ export class Connection
    * or it only lingers after an error answer that is written already.
    */
   get idle(): boolean {
-    if (this.socket === null || this.output.pending || this.#pendingError !== null) return false;
+    if (this.socket === null || this.output.pending || this.closer.pendingError !== null)
+      return false;
     if (this.state === closing) return this.deadlineKind === "linger";
     return (
       this.state === readingHead &&
       !this.input.headStarted &&
       !this.input.pending &&
-      this.#ending === "stay"
+      this.ending === "stay"
     );
   }
 
@@ -196,7 +162,7 @@ export class Connection
       this.close();
       return;
     }
-    this.#ending = "close";
+    this.ending = "close";
     this.pump();
   }
 
@@ -211,10 +177,10 @@ export class Connection
     this.abortExchange(reason);
     this.context.connectionBusy(this.slot);
     if (this.output.blocked) this.stats.blockedConnections--;
-    this.lease.endRequest(this.#handlerRunning && this.exchange !== null, reason);
+    this.lease.endRequest(this.run.running && this.exchange !== null, reason);
     this.exchange = null;
-    this.#handlerRunning = false;
-    this.#pendingError = null;
+    this.run.running = false;
+    this.closer.pendingError = null;
     this.upload.reset();
     this.input.discard();
     this.output.discard();
@@ -269,40 +235,37 @@ export class Connection
       return;
     }
     this.#pumping = true;
-    this.#turnBudget = requestsPerTurn;
+    this.turnBudget = requestsPerTurn;
     try {
       do {
         this.#pumpAgain = false;
         if (this.socket === null) break;
-        if (this.#pendingError !== null && this.output.room >= errorResponseMaxBytes) {
-          this.#appendError(this.#pendingError);
-          this.#pendingError = null;
-        }
+        this.closer.appendPending();
         if (!this.output.pending) this.stream.composePending();
-        this.#consumeInput();
+        this.admission.consumeInput();
         if (this.output.pending) {
           if (!this.#writeOutput()) break;
         } else if (
-          this.#ending !== "stay" &&
+          this.ending !== "stay" &&
           !this.#pumpAgain &&
-          this.#pendingError === null &&
+          this.closer.pendingError === null &&
           (this.state === readingHead || this.state === closing)
         ) {
-          this.#finishClosing();
+          this.closer.finish();
           break;
         }
       } while (this.#pumpAgain);
     } finally {
       this.#pumping = false;
     }
-    this.#adjustReading();
+    this.adjustReading();
   }
 
   /**
    * Reads only what can be used: bytes that wait (a pipelined request behind a response, or
    * behind blocked output) pause the socket, so a connection holds at most one unconsumed chunk.
    */
-  #adjustReading(): void {
+  adjustReading(): void {
     if (this.socket === null) return;
     const state = this.state;
     if (this.input.pending || state === waitingWorker) {
@@ -340,7 +303,7 @@ export class Connection
 
   #outputDone(): void {
     // A staged body written in place held the worker; the request itself may be over already.
-    if (this.lease.state === "held" && this.state === readingHead && !this.#handlerRunning) {
+    if (this.lease.state === "held" && this.state === readingHead && !this.run.running) {
       this.lease.release();
     }
     this.stream.outputDone();
@@ -349,343 +312,18 @@ export class Connection
     }
   }
 
-  #finishClosing(): void {
-    if (this.#ending !== "linger") {
-      this.close();
-      return;
-    }
-    // After an error answer: send FIN, then read and drop what the client still sends for a
-    // moment, so that a client still uploading reads the answer instead of a reset.
-    this.#ending = "close";
-    this.state = closing;
-    this.input.discard();
-    this.#resume();
-    this.socket?.shutdown();
-    this.setDeadline("linger", lingerMs);
-    this.context.connectionIdle(this.slot);
-  }
-
-  // ---- input --------------------------------------------------------------------------------
-
-  #consumeInput(): void {
-    const output = this.output;
-    // Rule 1 of blocked-output.ts: nothing new is dispatched while earlier output is blocked or
-    // while the output lacks room for a whole response head (it is written first).
-    while (this.socket !== null && !output.blocked && output.segment === null) {
-      if (this.#ending !== "stay") return;
-      if (this.state === readingHead) {
-        if (this.#turnBudget === 0) {
-          this.#yieldTurn();
-          return;
-        }
-        if (output.room < this.#dispatchRoom || !this.#readHead()) return;
-      } else if (this.state === readingBody) {
-        if (!this.#readBody()) return;
-      } else {
-        return;
-      }
-    }
-  }
-
-  /** Lets other connections run; this one goes on from the next turn of the event loop. */
-  #yieldTurn(): void {
-    if (this.#turnScheduled || !this.input.pending) return;
-    this.#turnScheduled = true;
-    setImmediate(this.#nextTurn);
-  }
-
-  #readHead(): boolean {
-    const input = this.input;
-    if (!input.pending) return false;
-    if (!input.headStarted) {
-      this.context.connectionBusy(this.slot);
-      this.setDeadline("header", this.limits.headerDeadlineMs);
-    }
-    const result = input.readHead(this.head, this.#headLimits);
-    if (result === inputIncomplete) return false;
-    if (result !== inputComplete) {
-      this.fail(errorNameOf(result));
-      return false;
-    }
-    this.stats.requests++;
-    this.isHeadRequest = this.head.isHeadMethod();
-    input.expectBody(this.head);
+  /** Starts the exchange of a request whose head is complete (request-admission.ts). */
+  startExchange(): Exchange {
     const exchange = new Exchange(this, this.generation);
     this.exchange = exchange;
-    const dispatchKey = this.context.dispatchKey;
-    const key = dispatchKey === null ? pathDispatchKey(this.head) : dispatchKey(exchange);
-    const granted = this.lease.request(key);
-    if (granted === "held") {
-      this.#beginBody();
-      return true;
-    }
-    if (granted === "none") {
-      this.fail("queueFull");
-      return false;
-    }
-    this.state = waitingWorker;
-    this.setDeadline("request", this.limits.requestDeadlineMs);
-    this.context.scheduler.reclaimBlockedWorker();
-    return false;
-  }
-
-  workerGranted(): void {
-    if (this.state !== waitingWorker) {
-      this.lease.release();
-      return;
-    }
-    this.#beginBody();
-    this.pump();
-  }
-
-  requestDisplaced(): void {
-    if (this.socket !== null && this.state === waitingWorker) this.fail("queueFull");
-  }
-
-  #beginBody(): void {
-    this.draft.reset();
-    this.stream.reset();
-    this.state = readingBody;
-    this.setDeadline("body", this.limits.bodyDeadlineMs);
-    if (this.context.streamBodies !== null && this.input.expectsBody) {
-      if (this.#beginStreamedBody()) return;
-    }
-    // RFC 9110 §10.1.1: 100-continue only once the request is accepted, and only when the
-    // client is still waiting (no body bytes have come yet). The dispatch room covers the line.
-    if (this.head.expectContinue && this.input.expectsBody && !this.input.pending) {
-      this.#sendContinue();
-    }
-  }
-
-  #sendContinue(): void {
-    this.output.append(continueLine);
-    this.stats.countResponse(100);
-  }
-
-  /**
-   * Asks the application whether this body is streamed; when it is, dispatches now (the handler
-   * reads the body as it arrives). Returns true when the request left the body-reading state:
-   * streamed, or refused for its declared length.
-   */
-  #beginStreamedBody(): boolean {
-    const exchange = this.exchange!;
-    let streamed: boolean;
-    try {
-      streamed = this.context.streamBodies!(exchange) === true;
-    } catch (error) {
-      // Answered like a handler that threw; the unread body closes the connection.
-      this.upload.begin(this.draft.worker!.window);
-      this.state = handling;
-      this.#handlerRunning = true;
-      this.#handlerSettled(exchange, error, true);
-      return true;
-    }
-    const declared = this.head.contentLength;
-    const limit = streamed ? this.limits.maxStreamedBodyBytes : this.limits.maxBodyBytes;
-    if (declared > limit) {
-      this.fail("bodyTooLarge");
-      return true;
-    }
-    if (!streamed) return false;
-    this.upload.begin(this.draft.worker!.window);
-    this.#dispatch();
-    return true;
-  }
-
-  bodyStarted(): void {
-    // RFC 9110 §10.1.1: the client waiting for 100-continue is told to send once the handler
-    // asks for the body, and only when no body byte has come yet.
-    const waitingForContinue = this.head.expectContinue && this.upload.received === 0;
-    if (waitingForContinue && !this.input.pending && !this.stream.started) {
-      this.#sendContinue();
-      this.pump();
-    }
-  }
-
-  bodyProgressed(): void {
-    // The body deadline counts from the last progress: a slow uploader that moves is fine.
-    if (this.deadlineKind !== "stream") this.setDeadline("body", this.limits.bodyDeadlineMs);
-    this.#adjustReading();
-  }
-
-  bodyEnded(): void {
-    if (this.deadlineKind !== "stream") {
-      this.setDeadline("request", this.limits.requestDeadlineMs);
-    }
-  }
-
-  bodyFailed(name: EngineErrorName): void {
-    if (!this.stream.headSent) {
-      this.fail(name);
-      return;
-    }
-    // A response head is out already: no error answer can follow it.
-    this.stats.countError(name);
-    this.abortExchange(new ClientGoneError(`the request body failed: ${name}`));
-    this.terminate();
-  }
-
-  #readBody(): boolean {
-    const result = this.input.readBody(this.draft.worker!.body, this.limits);
-    if (result === inputIncomplete) return false;
-    if (result !== inputComplete) {
-      this.fail(errorNameOf(result));
-      return false;
-    }
-    return this.#dispatch();
-  }
-
-  // ---- handler ------------------------------------------------------------------------------
-
-  #dispatch(): boolean {
-    this.context.youngCollection.count();
-    this.#turnBudget--;
-    this.state = handling;
-    this.#handlerRunning = true;
-    this.setDeadline("request", this.limits.requestDeadlineMs);
-    const exchange = this.exchange!;
-    let result: void | Promise<void>;
-    try {
-      result = this.context.handler(exchange);
-    } catch (error) {
-      this.#handlerSettled(exchange, error, true);
-      return this.state === readingHead;
-    }
-    if (result !== undefined && typeof (result as Promise<void>).then === "function") {
-      (result as Promise<void>).then(
-        () => this.#handlerSettled(exchange, undefined, false),
-        (error: unknown) => this.#handlerSettled(exchange, error, true),
-      );
-      return false;
-    }
-    this.#handlerSettled(exchange, undefined, false);
-    return this.state === readingHead;
-  }
-
-  #handlerSettled(exchange: Exchange, _error: unknown, failed: boolean): void {
-    if (failed) this.stats.handlerFailures++;
-    if (exchange !== this.exchange) {
-      // The request ended without this handler (disconnect, deadline): its worker was left to
-      // it until now, and a closed connection's slot with it.
-      if (this.lease.state === "abandoned") {
-        this.lease.settleAbandoned();
-        if (this.socket === null) this.context.slotFreed(this.slot);
-      }
-      return;
-    }
-    this.#handlerRunning = false;
-    const stream = this.stream;
-    if (stream.started && (stream.headSent || !failed)) {
-      if (failed) stream.abort();
-      else if (!exchange.detached) stream.finishFromEngine();
-      this.pump();
-      return;
-    }
-    if (failed) {
-      // A stream with nothing sent yet is answered like any failed handler.
-      if (stream.started) stream.discard();
-      this.draft.reset();
-      this.draft.status = 500;
-      if (this.draft.worker !== null) {
-        this.draft.writeText("Internal Server Error\n");
-        this.draft.appendHeader("Content-Type", "text/plain; charset=utf-8");
-      }
-    } else if (exchange.detached) {
-      return;
-    }
-    this.publish();
-  }
-
-  /** Publishes the draft (the handler returned, or a detached exchange asked for it). */
-  publish(): void {
-    // The room for the head was there at dispatch, and nothing else of this connection has
-    // been appended since: the head always fits.
-    this.output.appendResponse(
-      this.draft,
-      this.context.date.bytes,
-      this.connectionDisposition(),
-      this.isHeadRequest,
-    );
-    this.stats.countResponse(this.draft.status);
-    this.requestDone();
-    this.pump();
-  }
-
-  /** The Connection header a response carries, and whether the connection closes after it. */
-  connectionDisposition(): "close" | "keep-alive" | "default" {
-    const keepAlive =
-      this.head.keepAlive &&
-      !this.draft.closeRequested &&
-      !this.context.stopping &&
-      this.#ending === "stay" &&
-      !this.upload.open;
-    if (!keepAlive) {
-      // A streamed body the handler did not read to its end: what the client still sends is
-      // read and dropped for a moment after the answer, so that it reads the answer.
-      this.#ending = this.upload.open ? "linger" : "close";
-      return "close";
-    }
-    return this.head.versionMinor === 0 ? "keep-alive" : "default";
-  }
-
-  /** The response is fully handed to the output: the next request may start. */
-  requestDone(): void {
-    this.exchange = null;
-    this.generation++;
-    this.#handlerRunning = false;
-    this.upload.reset();
-    this.input.requestEnded(this.output.segment);
-    this.state = this.#ending === "stay" ? readingHead : closing;
-    // A staged body written in place keeps the worker until it is sent (#outputDone).
-    if (this.lease.state === "held" && !this.output.segmentInStaging) this.lease.release();
-    if (this.state === readingHead) this.setDeadline("idle", this.limits.idleTimeoutMs);
-  }
-
-  // ---- workers for long-lived responses -----------------------------------------------------
-
-  /** Gives the worker back while the response waits (its staging must be empty). */
-  releaseWorker(): void {
-    if (this.lease.state !== "held") return;
-    if (this.stream.busy || this.draft.stagedLength > 0 || this.draft.hasBorrowed) {
-      throw new TypeError("corral: the worker can only be given back with nothing staged");
-    }
-    this.lease.releaseWhileWaiting(this.stream.headSent ? 0 : this.draft.headerLength);
-  }
-
-  /** Takes a worker again; resolves when one is free, rejects when the client goes first. */
-  acquireWorker(): Promise<void> {
-    if (this.socket === null) return Promise.reject(new ClientGoneError());
-    return this.lease.reacquire();
-  }
-
-  /** The exchange's handler is still running: a closing connection leaves it its worker. */
-  get handlerRunning(): boolean {
-    return this.#handlerRunning;
+    return exchange;
   }
 
   // ---- errors, deadlines, teardown ------------------------------------------------------------
 
   /** Answers an engine error and closes the connection once it is written. */
   fail(name: EngineErrorName): void {
-    this.stats.countError(name);
-    const reason = new ClientGoneError(`the request failed: ${name}`);
-    this.abortExchange(reason);
-    this.lease.endRequest(this.#handlerRunning && this.exchange !== null, reason);
-    this.#endExchange();
-    this.#ending = "linger";
-    this.state = closing;
-    this.#pendingErrorForHead = this.head.isHeadMethod();
-    this.input.discard();
-    this.#pendingError = name;
-    this.deadlineKind = "linger";
-    this.deadlineAt = this.context.now + this.limits.writeStallMs;
-    this.pump();
-  }
-
-  #appendError(name: EngineErrorName): void {
-    const row = this.context.errorResponses[name];
-    this.output.appendError(row, this.context.date.bytes, this.#pendingErrorForHead);
-    this.stats.countResponse(row.status);
+    this.closer.fail(name);
   }
 
   setDeadline(kind: DeadlineKind | "linger", afterMs: number): void {
@@ -715,11 +353,11 @@ export class Connection
   }
 
   /** Makes the current exchange stale without publishing it. */
-  #endExchange(): void {
+  endExchange(): void {
     if (this.exchange === null) return;
     this.exchange = null;
     this.generation++;
-    this.#handlerRunning = false;
+    this.run.running = false;
     this.stream.reset();
     this.upload.reset();
   }
@@ -728,6 +366,11 @@ export class Connection
     if (this.#paused || this.socket === null) return;
     this.#paused = true;
     this.socket.pause();
+  }
+
+  /** Resumes reading (after an error answer, to read and drop what the client still sends). */
+  resumeReading(): void {
+    this.#resume();
   }
 
   #resume(): void {
