@@ -151,15 +151,17 @@ async function main(): Promise<number> {
       log: (text) => process.stdout.write(text),
     });
   }
+  /** The plan of the scenarios that repeat wrk loads over processes of their own. */
+  const repeatedLoads = {
+    ...common,
+    durationSeconds: options.durationSeconds,
+    warmupSeconds: options.warmupSeconds,
+    repeats: options.repeats,
+    log: (text: string) => process.stdout.write(text),
+  };
   let cores: CoresRun[] | null = null;
   if (runCoresScenario) {
-    cores = await runCores({
-      ...common,
-      durationSeconds: options.durationSeconds,
-      warmupSeconds: options.warmupSeconds,
-      repeats: options.repeats,
-      log: (text) => process.stdout.write(text),
-    });
+    cores = await runCores(repeatedLoads);
   }
   let upload: UploadRun[] | null = null;
   if (runUploadScenario) {
@@ -172,13 +174,7 @@ async function main(): Promise<number> {
   }
   let techEmpower: TechEmpowerRun | null = null;
   if (runTechEmpowerScenario) {
-    techEmpower = await runTechEmpower({
-      ...common,
-      durationSeconds: options.durationSeconds,
-      warmupSeconds: options.warmupSeconds,
-      repeats: options.repeats,
-      log: (text) => process.stdout.write(text),
-    });
+    techEmpower = await runTechEmpower(repeatedLoads);
   }
   const targets = evaluateTargets(summaries, allRuns, rssCheck);
 

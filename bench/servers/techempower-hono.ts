@@ -7,7 +7,7 @@ import fortunesTemplate from "../../examples/techempower/fortunes.mustache" with
 import { clampQueries, fortunesPage, plaintextMessage } from "../../examples/techempower/rules.ts";
 import { randomWorldNumber } from "../../examples/techempower/seed-data.ts";
 import { isDatabaseUnavailable } from "../../examples/techempower/world-database.ts";
-import { announceReady, parsePort } from "./cli.ts";
+import { serveFetch } from "./serve-fetch.ts";
 import { openBenchDatabase } from "./techempower-database.ts";
 
 const database = await openBenchDatabase();
@@ -47,10 +47,4 @@ app.onError((error, c) => {
   return c.text("Internal Server Error", 500);
 });
 
-const server = Bun.serve({
-  hostname: "127.0.0.1",
-  port: parsePort(),
-  development: false,
-  fetch: app.fetch,
-});
-announceReady(server.port ?? 0);
+serveFetch(app.fetch);

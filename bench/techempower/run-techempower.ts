@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { median } from "../aggregate.ts";
-import type { Pinning } from "../pinning.ts";
+import type { CoresPlan } from "../cores.ts";
 import { readCpuSeconds } from "../process-metrics.ts";
 import { ServerProcess } from "../server-process.ts";
 import { runWrk } from "../wrk.ts";
@@ -47,15 +47,8 @@ export interface TechEmpowerRun {
   readonly errors: readonly string[];
 }
 
-export interface TechEmpowerPlan {
-  readonly durationSeconds: number;
-  readonly warmupSeconds: number;
-  readonly repeats: number;
-  readonly pinning: Pinning;
-  readonly ticksPerSecond: number;
-  readonly repoRoot: string;
-  readonly log: (text: string) => void;
-}
+/** How to run the scenario: the same plan as the `cores` scenario's. */
+export type TechEmpowerPlan = CoresPlan;
 
 /**
  * For SQLite, then PostgreSQL: each server in its own process on the server core with `--db`,
