@@ -71,7 +71,9 @@ function initialise(bin: string, dataDirectory: string): void {
       "--locale=C",
       "--no-sync",
     ]),
-    { stdout: "pipe", stderr: "pipe" },
+    // The data directory is the one place the `postgres` user surely may enter (a clone under
+    // /root may not be).
+    { cwd: dataDirectory, stdout: "pipe", stderr: "pipe" },
   );
   if (result.exitCode !== 0) {
     throw new Error(`initdb failed:\n${result.stdout.toString()}${result.stderr.toString()}`);
@@ -113,7 +115,7 @@ function spawnPostmaster(launch: Launch, port: number): Subprocess<"ignore", "pi
         "full_page_writes=off",
       ]),
     ],
-    { stdin: "ignore", stdout: "pipe", stderr: "pipe" },
+    { cwd: dataDirectory, stdin: "ignore", stdout: "pipe", stderr: "pipe" },
   );
 }
 
