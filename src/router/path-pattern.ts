@@ -1,3 +1,5 @@
+import { decodePathSegment } from "./canonical-path.ts";
+
 /** One segment of a compiled path pattern. */
 export type PatternSegment =
   | { readonly kind: "static"; readonly text: string }
@@ -45,8 +47,11 @@ export function compilePathPattern(path: string): PathPattern {
 }
 
 /**
- * Matches a request path against a dynamic pattern; returns the captures (percent-decoded, as
- * `decodeURIComponent` does) or undefined. A capture with a malformed escape throws `URIError`.
+ * Matches a request path against a dynamic pattern; returns the captures (percent-decoded once by
+ * the canonicalizer's `decodePathSegment`) or undefined. A capture is never a `.` or `..` segment
+ * (raw or as `%2e`): browsers remove them before sending (RFC 3986 §5.2.4), so only a hand-made
+ * request has one, and a handler using the capture as a file name must not be led out of its
+ * folder. A capture with a malformed escape throws `URIError`.
  */
 export function matchPathPattern(
   pattern: PathPattern,
@@ -62,7 +67,13 @@ export function matchPathPattern(
   for (let index = 0; index < segments.length; index++) {
     const segment = segments[index]!;
     if (segment.kind === "rest") {
-      captures[segment.name] = decodeURIComponent(pathParts.slice(index).join("/"));
+      const decoded: string[] = [];
+      for (let at = index; at < pathParts.length; at++) {
+        const part = decodeCapture(pathParts[at]!);
+        if (part === undefined) return undefined;
+        decoded.push(part);
+      }
+      captures[segment.name] = decoded.join("/");
       return captures;
     }
     const part = pathParts[index]!;
@@ -70,8 +81,17 @@ export function matchPathPattern(
       if (part !== segment.text) return undefined;
     } else {
       if (part.length === 0) return undefined;
-      captures[segment.name] = decodeURIComponent(part);
+      const capture = decodeCapture(part);
+      if (capture === undefined) return undefined;
+      captures[segment.name] = capture;
     }
   }
   return captures;
+}
+
+/** One captured segment decoded; undefined for a dot segment (no match). */
+function decodeCapture(raw: string): string | undefined {
+  const decoded = decodePathSegment(raw);
+  if (decoded === undefined) throw new URIError(`corral: malformed percent-encoding in ${raw}`);
+  return decoded === "." || decoded === ".." ? undefined : decoded;
 }
