@@ -113,7 +113,7 @@ function readNumber(cursor: Cursor): number {
   let value = 0;
   for (;;) {
     const code = cursor.text.charCodeAt(cursor.at);
-    if (code < 0x30 || code > 0x39) break;
+    if (!(code >= 0x30 && code <= 0x39)) break;
     if (cursor.at - start < maxDigits) value = value * 10 + (code - 0x30);
     else value = Number.MAX_SAFE_INTEGER;
     cursor.at++;
