@@ -40,13 +40,15 @@ test("a file changed in place while it is sent: the answer stops short of its Co
       declared: text.includes(`Content-Length: ${size}\r\n`),
       short: body.length < size,
       onlyOld: body.every((byte) => byte === 0x61),
-      logged,
+      logged: logged.map((line) =>
+        line.includes("stream is aborted: FileChangedError: the file changed"),
+      ),
     }).toEqual({
       status: "HTTP/1.1 200 OK",
       declared: true,
       short: true,
       onlyOld: true,
-      logged: true,
+      logged: [true],
     });
   } finally {
     await app.stop({ graceMs: 100 });
