@@ -3,20 +3,22 @@ import {
   constants,
   fstatSync,
   openSync,
-  read,
   readlinkSync,
   readSync,
   realpathSync,
   type Stats,
+  statSync,
 } from "node:fs";
 import { sep } from "node:path";
 import type { ContentCoding } from "../http/content-coding.ts";
+import { CachedDiskFile, DiskFile, diskValidators, sameFile } from "./disk-file.ts";
 import {
   type FileLookup,
   type FileSource,
   type StaticFile,
   variantSuffixes,
 } from "./static-file.ts";
+import { VerifiedFiles } from "./verified-files.ts";
 
 // O_NONBLOCK: opening a FIFO someone placed in the folder must not block the event loop; regular
 // files ignore the flag. O_NOCTTY: a terminal device never becomes the process's terminal.
@@ -29,93 +31,133 @@ const descriptorLinks = process.platform === "linux" ? "/proc/self/fd/" : undefi
 export interface DiskSourceOptions {
   readonly allowDotfiles: boolean;
   readonly indexFile: string | undefined;
+  /** Names remembered as verified (0: every request checks containment again). */
+  readonly maxVerifiedNames: number;
+  /** Bytes of small files kept in memory, all together and per file. */
+  readonly maxCachedBytes: number;
+  readonly maxCachedFileBytes: number;
 }
 
+type Found =
+  | { readonly kind: "file"; readonly file: StaticFile }
+  | { readonly kind: "directory" }
+  | { readonly kind: "missing" };
+
 /**
- * Files under one folder on disk. Every request opens its file once; the real path of the open
- * descriptor must lie inside the folder's real path (so a symlink inside the folder to a file
- * inside is served, and one leading outside is missing), name no dotfile unless allowed, and be a
- * regular file or a directory.
+ * Files under one folder on disk. A name is verified the first time it is opened: the real path
+ * of the open descriptor must lie inside the folder's real path (so a symlink inside the folder
+ * to a file inside is served, and one leading outside is missing) and name no dotfile unless
+ * allowed. Later requests `stat` the name: the same inode in the same state needs no second
+ * check, and a small file's bytes come from memory; anything else is verified again.
  */
 export class DiskSource implements FileSource {
   readonly #root: string;
-  readonly #realRoot: string;
   readonly #options: DiskSourceOptions;
+  readonly #verified: VerifiedFiles;
 
   constructor(root: string, options: DiskSourceOptions) {
-    this.#realRoot = realpathSync(root);
-    if (!fstatIsDirectory(this.#realRoot)) {
+    this.#root = realpathSync(root);
+    if (!statSync(this.#root).isDirectory()) {
       throw new TypeError(`corral: the static folder ${root} is not a directory`);
     }
-    this.#root = this.#realRoot;
     this.#options = options;
+    this.#verified = new VerifiedFiles(options.maxVerifiedNames, options.maxCachedBytes);
   }
 
   lookup(segments: readonly string[], trailingSlash: boolean): FileLookup {
     const name = segments.join("/");
-    const opened = this.#open(name);
-    if (opened === undefined) return missing;
-    if (opened.stats.isDirectory()) {
-      closeSync(opened.fd);
-      if (!trailingSlash) return directory;
-      const index = this.#options.indexFile;
-      if (index === undefined) return missing;
-      const indexName = name === "" ? index : `${name}/${index}`;
-      const indexFile = this.#open(indexName);
-      if (indexFile === undefined) return missing;
-      if (!indexFile.stats.isFile()) {
-        closeSync(indexFile.fd);
-        return missing;
-      }
-      return {
-        kind: "file",
-        file: new DiskFile(indexFile.fd, indexFile.stats, ""),
-        name: indexName,
-      };
-    }
-    if (trailingSlash || !opened.stats.isFile()) {
-      closeSync(opened.fd);
+    const found = this.#find(name, "");
+    if (found.kind === "file") {
+      if (!trailingSlash) return { kind: "file", file: found.file, name };
+      found.file.close();
       return missing;
     }
-    return { kind: "file", file: new DiskFile(opened.fd, opened.stats, ""), name };
+    if (found.kind === "missing" || !trailingSlash) return found;
+    const index = this.#options.indexFile;
+    if (index === undefined) return missing;
+    const indexName = name === "" ? index : `${name}/${index}`;
+    const indexFile = this.#find(indexName, "");
+    return indexFile.kind === "file"
+      ? { kind: "file", file: indexFile.file, name: indexName }
+      : missing;
   }
 
   variant(name: string, coding: ContentCoding): StaticFile | undefined {
-    const opened = this.#open(name + variantSuffixes[coding]);
-    if (opened === undefined) return undefined;
-    if (!opened.stats.isFile()) {
-      closeSync(opened.fd);
-      return undefined;
-    }
-    return new DiskFile(opened.fd, opened.stats, `-${coding}`);
+    const found = this.#find(name + variantSuffixes[coding], `-${coding}`);
+    return found.kind === "file" ? found.file : undefined;
   }
 
-  /** Opens `name` under the root; undefined when absent, unreadable or outside. */
-  #open(name: string): { fd: number; stats: Stats } | undefined {
+  #find(name: string, tagSuffix: string): Found {
+    const path = name === "" ? this.#root : this.#root + sep + name;
+    let stats: Stats | undefined;
+    try {
+      stats = statSync(path, { throwIfNoEntry: false });
+    } catch {
+      return missing;
+    }
+    if (stats === undefined) return missing;
+    if (stats.isFile()) {
+      const known = this.#verified.get(name);
+      if (known !== undefined && sameFile(known.stats, stats)) {
+        if (known.cached !== undefined) return { kind: "file", file: known.cached };
+        const reopened = this.#reopen(path, known.stats, tagSuffix);
+        if (reopened !== undefined) return { kind: "file", file: reopened };
+      }
+    } else if (!stats.isDirectory()) {
+      return missing;
+    }
+    return this.#verify(name, path, tagSuffix);
+  }
+
+  /** Opens a verified name again; the descriptor must still be the verified inode. */
+  #reopen(path: string, verified: Stats, tagSuffix: string): DiskFile | undefined {
     let fd: number;
     try {
-      fd = openSync(name === "" ? this.#root : this.#root + sep + name, openFlags);
+      fd = openSync(path, openFlags);
     } catch {
       return undefined;
     }
+    const stats = fstatSync(fd);
+    if (sameFile(stats, verified)) return new DiskFile(fd, stats, tagSuffix);
+    closeSync(fd);
+    return undefined;
+  }
+
+  /** Opens `name`, checks where the descriptor really is, and remembers a file found inside. */
+  #verify(name: string, path: string, tagSuffix: string): Found {
+    this.#verified.delete(name);
+    let fd: number;
+    try {
+      fd = openSync(path, openFlags);
+    } catch {
+      return missing;
+    }
+    let keepOpen = false;
     try {
       const real =
-        descriptorLinks !== undefined
-          ? readlinkSync(descriptorLinks + fd)
-          : realpathSync(this.#root + sep + name);
-      if (!this.#contains(real)) {
-        closeSync(fd);
-        return undefined;
+        descriptorLinks !== undefined ? readlinkSync(descriptorLinks + fd) : realpathSync(path);
+      if (!this.#contains(real)) return missing;
+      const stats = fstatSync(fd);
+      if (stats.isDirectory()) return directory;
+      if (!stats.isFile()) return missing;
+      if (stats.size <= this.#options.maxCachedFileBytes && this.#options.maxVerifiedNames > 0) {
+        const cached = readWhole(fd, stats, tagSuffix);
+        if (cached === undefined) return missing;
+        this.#verified.set(name, { stats, cached });
+        return { kind: "file", file: cached };
       }
-      return { fd, stats: fstatSync(fd) };
+      this.#verified.set(name, { stats, cached: undefined });
+      keepOpen = true;
+      return { kind: "file", file: new DiskFile(fd, stats, tagSuffix) };
     } catch {
-      closeSync(fd);
-      return undefined;
+      return missing;
+    } finally {
+      if (!keepOpen) closeSync(fd);
     }
   }
 
   #contains(real: string): boolean {
-    const root = this.#realRoot;
+    const root = this.#root;
     if (real === root) return true;
     const prefix = root.endsWith(sep) ? root : root + sep;
     if (!real.startsWith(prefix)) return false;
@@ -128,63 +170,15 @@ export class DiskSource implements FileSource {
 const missing = { kind: "missing" } as const;
 const directory = { kind: "directory" } as const;
 
-function fstatIsDirectory(path: string): boolean {
-  const fd = openSync(path, constants.O_RDONLY);
-  try {
-    return fstatSync(fd).isDirectory();
-  } finally {
-    closeSync(fd);
+/** Reads a small file whole; undefined when it changed meanwhile (it is then read next time). */
+function readWhole(fd: number, stats: Stats, tagSuffix: string): CachedDiskFile | undefined {
+  const bytes = new Uint8Array(stats.size);
+  let offset = 0;
+  while (offset < bytes.length) {
+    const count = readSync(fd, bytes, offset, bytes.length - offset, offset);
+    if (count <= 0) return undefined;
+    offset += count;
   }
-}
-
-/** An open file: one descriptor, so every byte sent comes from the inode that was opened. */
-class DiskFile implements StaticFile {
-  readonly size: number;
-  readonly validators: { readonly etag: string; readonly lastModified: number };
-  readonly bytes = undefined;
-  readonly #fd: number;
-  readonly #modifiedMs: number;
-  readonly #changedMs: number;
-  #open = true;
-  #pieces = 0;
-
-  constructor(fd: number, stats: Stats, tagSuffix: string) {
-    this.#fd = fd;
-    this.size = stats.size;
-    this.#modifiedMs = stats.mtimeMs;
-    this.#changedMs = stats.ctimeMs;
-    // Strong (RFC 9110 §8.8.3): size and modification time to the microsecond name these bytes;
-    // a change in place while a file is sent is caught by `unchanged()` and the answer cut
-    // short, so one tag never stands for two contents. Strong tags are what If-Range needs.
-    const micros = Math.floor(stats.mtimeMs * 1000);
-    this.validators = {
-      etag: `"${stats.size.toString(16)}-${micros.toString(16)}${tagSuffix}"`,
-      lastModified: stats.mtimeMs,
-    };
-  }
-
-  read(target: Uint8Array, position: number): number | Promise<number> {
-    // The first piece is read at once: a small file is then answered without a trip through the
-    // thread pool. Later pieces of a large file are read off the event loop.
-    if (this.#pieces++ === 0) return readSync(this.#fd, target, 0, target.length, position);
-    return new Promise((resolve, reject) => {
-      read(this.#fd, target, 0, target.length, position, (error, bytesRead) => {
-        if (error) reject(error);
-        else resolve(bytesRead);
-      });
-    });
-  }
-
-  unchanged(): boolean {
-    const now = fstatSync(this.#fd);
-    return (
-      now.size === this.size && now.mtimeMs === this.#modifiedMs && now.ctimeMs === this.#changedMs
-    );
-  }
-
-  close(): void {
-    if (!this.#open) return;
-    this.#open = false;
-    closeSync(this.#fd);
-  }
+  if (!sameFile(fstatSync(fd), stats)) return undefined;
+  return new CachedDiskFile(bytes, diskValidators(stats, tagSuffix));
 }

@@ -194,7 +194,11 @@ function encodeURIComponentPath(name: string): string {
 /** An asset in memory: its bytes are sent as they are, by reference. */
 class MemoryFile implements StaticFile {
   readonly size: number;
-  readonly validators: { readonly etag: string; readonly lastModified: undefined };
+  readonly validators: {
+    readonly etag: string;
+    readonly lastModified: undefined;
+    readonly lastModifiedText: undefined;
+  };
   readonly bytes: Uint8Array;
 
   constructor(bytes: Uint8Array, tagSuffix: string) {
@@ -202,7 +206,11 @@ class MemoryFile implements StaticFile {
     this.size = bytes.length;
     // Strong: the tag is a hash of exactly these bytes (RFC 9110 §8.8.3), made once at startup.
     const hash = new Bun.CryptoHasher("sha256").update(bytes).digest("base64url").slice(0, 22);
-    this.validators = { etag: `"${hash}${tagSuffix}"`, lastModified: undefined };
+    this.validators = {
+      etag: `"${hash}${tagSuffix}"`,
+      lastModified: undefined,
+      lastModifiedText: undefined,
+    };
   }
 
   read(target: Uint8Array, position: number): number {

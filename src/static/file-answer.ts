@@ -1,12 +1,14 @@
 import { type ByteRange, parseRange, type RangeLimits } from "../http/byte-ranges.ts";
 import { evaluatePreconditions, ifRangeAllows } from "../http/conditional-requests.ts";
 import { type ContentCoding, chooseContentCoding } from "../http/content-coding.ts";
-import { formatHttpDate } from "../http/http-date.ts";
 import type { RequestView } from "../request-view.ts";
 import type { ResponseDraft } from "../response-draft.ts";
 import { writeFileRange } from "./file-body.ts";
 import { layoutMultipart } from "./multipart-ranges.ts";
 import type { FileSource, StaticFile } from "./static-file.ts";
+
+/** Bodies in memory up to this size are copied into staging rather than borrowed. */
+const copyBelowBytes = 4096;
 
 /** What one answer needs to know besides the request. */
 export interface FileAnswer {
@@ -28,16 +30,39 @@ export interface FileAnswer {
  * representation has its own strong ETag; `Vary: Accept-Encoding` wherever a variant could be
  * chosen, 304s included.
  */
-export async function answerFile(
+export function answerFile(
   request: RequestView,
   response: ResponseDraft,
   answer: FileAnswer,
-): Promise<void> {
+): void | Promise<void> {
+  const opened: StaticFile[] = [answer.identity];
+  let pending: void | Promise<void>;
+  try {
+    pending = respond(request, response, answer, opened);
+  } catch (error) {
+    closeAll(opened);
+    throw error;
+  }
+  // Files in memory answer at once, without a promise; a file read in pieces closes when sent.
+  if (pending === undefined) closeAll(opened);
+  else return pending.finally(() => closeAll(opened));
+}
+
+function closeAll(files: readonly StaticFile[]): void {
+  for (const file of files) file.close();
+}
+
+function respond(
+  request: RequestView,
+  response: ResponseDraft,
+  answer: FileAnswer,
+  opened: StaticFile[],
+): void | Promise<void> {
   const header = (name: string) => request.header(name);
   const rangeHeader = header("range");
   let file = answer.identity;
   let coding: ContentCoding | undefined;
-  try {
+  {
     // Ranges are always served from the identity file: byte offsets of a compressed variant mean
     // nothing to a client resuming a download, and a 206 is never compressed.
     if (answer.codings.length > 0 && rangeHeader === undefined) {
@@ -45,12 +70,13 @@ export async function answerFile(
       if (variant !== undefined) {
         file = variant.file;
         coding = variant.coding;
+        opened.push(file);
       }
     }
     const validators = file.validators;
     response.header("ETag", validators.etag);
-    if (validators.lastModified !== undefined) {
-      response.header("Last-Modified", formatHttpDate(validators.lastModified));
+    if (validators.lastModifiedText !== undefined) {
+      response.header("Last-Modified", validators.lastModifiedText);
     }
     if (answer.cacheControl !== undefined) response.header("Cache-Control", answer.cacheControl);
     if (answer.codings.length > 0) response.header("Vary", "Accept-Encoding");
@@ -66,14 +92,13 @@ export async function answerFile(
     response.header("Accept-Ranges", "bytes");
     if (file !== answer.identity) {
       response.header("Content-Encoding", coding!);
-      return await sendWhole(request, response, file, answer.contentType);
+      return sendWhole(request, response, file, answer.contentType);
     }
     if (rangeHeader === undefined || !ifRangeAllows(header, validators)) {
-      return await sendWhole(request, response, file, answer.contentType);
+      return sendWhole(request, response, file, answer.contentType);
     }
     const ranges = parseRange(rangeHeader, file.size, answer.rangeLimits);
-    if (ranges.kind === "whole")
-      return await sendWhole(request, response, file, answer.contentType);
+    if (ranges.kind === "whole") return sendWhole(request, response, file, answer.contentType);
     if (ranges.kind === "unsatisfiable") {
       response.header("Content-Range", `bytes */${file.size}`);
       response.text(416, "Range Not Satisfiable\n");
@@ -82,12 +107,9 @@ export async function answerFile(
     if (ranges.ranges.length === 1) {
       const range = ranges.ranges[0]!;
       response.header("Content-Range", `bytes ${range.start}-${range.end}/${file.size}`);
-      return await sendRange(request, response, file, answer.contentType, 206, range);
+      return sendRange(request, response, file, answer.contentType, 206, range);
     }
-    return await sendMultipart(request, response, file, answer.contentType, ranges.ranges);
-  } finally {
-    if (file !== answer.identity) file.close();
-    answer.identity.close();
+    return sendMultipart(request, response, file, answer.contentType, ranges.ranges);
   }
 }
 
@@ -114,32 +136,31 @@ function sendWhole(
   response: ResponseDraft,
   file: StaticFile,
   contentType: string,
-): Promise<void> | undefined {
+): void | Promise<void> {
   return sendRange(request, response, file, contentType, 200, { start: 0, end: file.size - 1 });
 }
 
-async function sendRange(
+function sendRange(
   request: RequestView,
   response: ResponseDraft,
   file: StaticFile,
   contentType: string,
   status: number,
   range: ByteRange,
-): Promise<void> {
+): void | Promise<void> {
   const length = range.end - range.start + 1;
   if (file.bytes !== undefined) {
-    // In memory: the bytes go to the socket by reference, and HEAD sends their length only.
+    // In memory: larger bodies go to the socket by reference; HEAD sends their length only.
     const whole = range.start === 0 && length === file.size;
-    response.borrowBody(
-      status,
-      contentType,
-      whole ? file.bytes : file.bytes.subarray(range.start, range.end + 1),
-    );
+    const bytes = whole ? file.bytes : file.bytes.subarray(range.start, range.end + 1);
+    // A small body is copied: one write of head and body costs less than a vectored write.
+    if (length <= copyBelowBytes) response.bytes(status, contentType, bytes);
+    else response.borrowBody(status, contentType, bytes);
     return;
   }
   const stream = response.stream(status, contentType, { contentLength: length });
   if (request.method === "HEAD" || length === 0) return;
-  await writeFileRange(stream.writer(), file, range.start, range.end);
+  return writeFileRange(stream.writer(), file, range.start, range.end);
 }
 
 async function sendMultipart(

@@ -31,6 +31,19 @@ export interface StaticFilesOptions {
   readonly contentTypes?: Readonly<Record<string, string>>;
   /** Bounds on the `Range` header; see `RangeLimits`. */
   readonly rangeLimits?: Partial<RangeLimits>;
+  /**
+   * Memory for files on disk: names verified inside the folder (`maxEntries`, default 4096), and
+   * the bytes of files up to `maxFileBytes` (default 64 KiB) within `maxBytes` in all (default
+   * 16 MiB), so a hot small file costs one `stat` per request. `false` keeps nothing: every
+   * request opens and checks its file again.
+   */
+  readonly memoryCache?:
+    | {
+        readonly maxEntries?: number;
+        readonly maxBytes?: number;
+        readonly maxFileBytes?: number;
+      }
+    | false;
   /** Also refuse names Windows reads differently (`:`, `~1`, `CON`). Default: on Windows. */
   readonly windowsNames?: boolean;
 }
@@ -74,6 +87,7 @@ export class StaticFiles {
       new DiskSource(options.root!, {
         allowDotfiles: options.allowDotfiles === true,
         indexFile: index,
+        ...memoryCacheLimits(options.memoryCache),
       });
   }
 
@@ -147,6 +161,26 @@ const noCodings: readonly ContentCoding[] = Object.freeze([]);
 
 function notFound(ctx: Context<unknown, unknown, unknown>): void {
   ctx.response.text(404, "Not Found\n");
+}
+
+function memoryCacheLimits(option: StaticFilesOptions["memoryCache"]) {
+  if (option === false) return { maxVerifiedNames: 0, maxCachedBytes: 0, maxCachedFileBytes: -1 };
+  const limits = {
+    maxEntries: 4096,
+    maxBytes: 16 * 1024 * 1024,
+    maxFileBytes: 64 * 1024,
+    ...option,
+  };
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new TypeError(`corral: memoryCache.${name} must be a whole number >= 0, got ${value}`);
+    }
+  }
+  return {
+    maxVerifiedNames: limits.maxEntries,
+    maxCachedBytes: limits.maxBytes,
+    maxCachedFileBytes: limits.maxFileBytes,
+  };
 }
 
 /** `/` stays `/`; `/files` becomes `/files/`; anything else is a `TypeError`. */

@@ -6,6 +6,8 @@ export interface FileValidators {
   readonly etag: string;
   /** Milliseconds since the epoch, when known. */
   readonly lastModified: number | undefined;
+  /** `lastModified` as an HTTP-date, made once per file. */
+  readonly lastModifiedText: string | undefined;
 }
 
 /**
