@@ -1,4 +1,9 @@
-/** One satisfiable byte range, both ends inclusive (RFC 9110 §14.1.2). */
+/**
+ * One satisfiable byte range, both ends inclusive (RFC 9110 §14.1.2).
+ *
+ * @example
+ * const firstHundred: ByteRange = { start: 0, end: 99 };
+ */
 export interface ByteRange {
   readonly start: number;
   readonly end: number;
@@ -9,13 +14,21 @@ export interface ByteRange {
  * - `whole`: no usable `Range` (absent, another unit, malformed, too many parts): send all, 200;
  * - `unsatisfiable`: no range overlaps the representation: 416 with `bytes *\/length`;
  * - `ranges`: sorted, merged, clamped ranges: one is a 206, several a `multipart/byteranges`.
+ *
+ * @example
+ * const request: RangeRequest = parseRange("bytes=0-99", 1000);
  */
 export type RangeRequest =
   | { readonly kind: "whole" }
   | { readonly kind: "unsatisfiable" }
   | { readonly kind: "ranges"; readonly ranges: readonly ByteRange[] };
 
-/** The bounds on a `Range` header; past them the whole representation is sent (RFC 9110 §14.2). */
+/**
+ * The bounds on a `Range` header; past them the whole representation is sent (RFC 9110 §14.2).
+ *
+ * @example
+ * serveStatic({ root: "./public", rangeLimits: { maxRangeParts: 4 } });
+ */
 export interface RangeLimits {
   /** Range specs read from one header; more makes it a plain 200. Default 64. */
   readonly maxRangeSpecs: number;
@@ -25,7 +38,12 @@ export interface RangeLimits {
   readonly mergeGapBytes: number;
 }
 
-/** The defaults of `RangeLimits`. */
+/**
+ * The defaults of `RangeLimits`.
+ *
+ * @example
+ * const limits: RangeLimits = { ...defaultRangeLimits, mergeGapBytes: 0 };
+ */
 export const defaultRangeLimits: RangeLimits = Object.freeze({
   maxRangeSpecs: 64,
   maxRangeParts: 16,
@@ -42,6 +60,10 @@ const maxDigits = 15;
  * pass. RFC 9110 §14.2: a server may ignore a `Range` it cannot or will not serve, so malformed
  * specs, `last < first`, and headers over the limits answer `whole`; specs that start past the
  * end are dropped, and only when every spec is dropped is the answer `unsatisfiable`.
+ *
+ * @example
+ * parseRange("bytes=-100", 1000); // { kind: "ranges", ranges: [{ start: 900, end: 999 }] }
+ * parseRange("bytes=5000-", 1000); // { kind: "unsatisfiable" }
  */
 export function parseRange(
   header: string | undefined,

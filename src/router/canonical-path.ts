@@ -1,6 +1,10 @@
 /**
  * Why a request path is refused. Each one is a 404 for static files: the folder has no such file,
  * and the answer does not tell an attacker which rule stopped them.
+ *
+ * @example
+ * const result = canonicalPath("%2e%2e/etc");
+ * if (!result.ok) console.log(result.reason); // "dot-segment"
  */
 export type PathRejection =
   | "malformed-escape"
@@ -14,7 +18,12 @@ export type PathRejection =
   | "dotfile"
   | "windows-name";
 
-/** How strict `canonicalPath` is beyond the rules that always hold. */
+/**
+ * How strict `canonicalPath` is beyond the rules that always hold.
+ *
+ * @example
+ * canonicalPath(".well-known/security.txt", { allowDotfiles: true });
+ */
 export interface CanonicalPathOptions {
   /** Serve names starting with `.` (`.well-known`, for example). Default false. */
   readonly allowDotfiles?: boolean;
@@ -26,13 +35,24 @@ export interface CanonicalPathOptions {
   readonly windowsNames?: boolean;
 }
 
-/** A canonical path: decoded segments, and whether the raw path ended with `/`. */
+/**
+ * A canonical path: decoded segments, and whether the raw path ended with `/`.
+ *
+ * @example
+ * const result = canonicalPath("docs/caf%C3%A9/");
+ * if (result.ok) console.log(result.path.segments); // ["docs", "café"], trailingSlash true
+ */
 export interface CanonicalSegments {
   readonly segments: readonly string[];
   readonly trailingSlash: boolean;
 }
 
-/** `canonicalPath`'s answer. */
+/**
+ * `canonicalPath`'s answer.
+ *
+ * @example
+ * const result: CanonicalPathResult = canonicalPath("a%2Fb"); // { ok: false, reason: "encoded-separator" }
+ */
 export type CanonicalPathResult =
   | { readonly ok: true; readonly path: CanonicalSegments }
   | { readonly ok: false; readonly reason: PathRejection };
@@ -46,6 +66,10 @@ const windowsDevices = /^(con|prn|aux|nul|com[0-9]|lpt[0-9]|conin\$|conout\$)(\.
 /**
  * Percent-decodes one path segment once (RFC 3986 §2.1), strictly: a `%` not followed by two hex
  * digits, or bytes that are not UTF-8, give undefined. A segment without `%` comes back as is.
+ *
+ * @example
+ * decodePathSegment("caf%C3%A9"); // "café"
+ * decodePathSegment("%FF"); // undefined
  */
 export function decodePathSegment(raw: string): string | undefined {
   if (raw.indexOf("%") === -1) return raw;
@@ -85,6 +109,10 @@ export function decodePathSegment(raw: string): string | undefined {
  *   is refused, so no later layer that decodes again can be led out;
  * - a segment starting with `.` is refused unless `allowDotfiles`;
  * - with `windowsNames`, also `:`, `~` followed by a digit, device names and trailing `.`/space.
+ *
+ * @example
+ * canonicalPath("css/site.css"); // { ok: true, path: { segments: ["css", "site.css"], trailingSlash: false } }
+ * canonicalPath("%252e%252e/x"); // { ok: false, reason: "double-encoding" }
  */
 export function canonicalPath(
   raw: string,

@@ -1,4 +1,9 @@
-/** What a Cache-Control policy is told about the file being sent. */
+/**
+ * What a Cache-Control policy is told about the file being sent.
+ *
+ * @example
+ * const policy = (file: CachedFile) => (file.path.startsWith("private/") ? "no-store" : undefined);
+ */
 export interface CachedFile {
   /** The path under the folder, decoded, `/`-separated (`assets/app.3f9a8c1d.js`). */
   readonly path: string;
@@ -8,6 +13,9 @@ export interface CachedFile {
 /**
  * A `Cache-Control` policy: one value for every file, a function of the file (undefined sends
  * none), or `"default"`: see `defaultCacheControl`.
+ *
+ * @example
+ * const policy: CacheControlPolicy = "public, max-age=60";
  */
 export type CacheControlPolicy = string | ((file: CachedFile) => string | undefined) | "default";
 
@@ -19,6 +27,9 @@ const revalidate = "no-cache";
  * The default policy: a name carrying a content hash (`app.3f9a8c1d.js`, `index-BXk3ZQ9a.css`)
  * never changes, so it is cached for a year as `immutable`; everything else, HTML first, is
  * `no-cache`: stored, but revalidated on every use, which the ETag makes a cheap 304.
+ *
+ * @example
+ * defaultCacheControl({ path: "app.3f9a8c1d.js", contentType: "text/javascript" }); // immutable
  */
 export function defaultCacheControl(file: CachedFile): string {
   return hasContentHash(file.path) ? immutable : revalidate;
@@ -35,6 +46,10 @@ export function cacheControlFor(policy: CacheControlPolicy, file: CachedFile): s
  * Whether the last segment has a part, between `.` or `-` separators and before the extension,
  * of 8 or more letters and digits with at least one digit: what bundlers put in built names.
  * One linear scan.
+ *
+ * @example
+ * hasContentHash("assets/index-BXk3ZQ9a.css"); // true
+ * hasContentHash("report2024.pdf"); // false
  */
 export function hasContentHash(path: string): boolean {
   const name = path.slice(path.lastIndexOf("/") + 1);

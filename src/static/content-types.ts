@@ -3,6 +3,9 @@ const utf8 = "; charset=utf-8";
 /**
  * Content types by lower-case extension. Text types carry `charset=utf-8` (RFC 9110 §8.3.2):
  * without it a browser guesses, and a guess of another charset garbles non-ASCII text.
+ *
+ * @example
+ * defaultContentTypes.css; // "text/css; charset=utf-8"
  */
 export const defaultContentTypes: Readonly<Record<string, string>> = Object.freeze({
   html: `text/html${utf8}`,
@@ -47,7 +50,13 @@ export const defaultContentTypes: Readonly<Record<string, string>> = Object.free
 /** What a name without a known extension is sent as: bytes, never sniffed into HTML. */
 export const fallbackContentType = "application/octet-stream";
 
-/** The content type of file `name` from its extension (`types` first, then the defaults). */
+/**
+ * The content type of file `name` from its extension (`types` first, then the defaults).
+ *
+ * @example
+ * contentTypeFor("index.html"); // "text/html; charset=utf-8"
+ * contentTypeFor("data.bin"); // "application/octet-stream"
+ */
 export function contentTypeFor(name: string, types?: Readonly<Record<string, string>>): string {
   const dot = name.lastIndexOf(".");
   if (dot <= 0 || dot === name.length - 1) return fallbackContentType;

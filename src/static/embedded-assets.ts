@@ -11,7 +11,12 @@ import {
   variantSuffixes,
 } from "./static-file.ts";
 
-/** Options of `EmbeddedAssets`. */
+/**
+ * Options of `EmbeddedAssets`.
+ *
+ * @example
+ * await EmbeddedAssets.fromFolder("./public", { precompress: false, maxTotalBytes: 8 * 1024 * 1024 });
+ */
 export interface EmbeddedAssetsOptions {
   /** Load names starting with `.` too. Default false: dotfiles are neither loaded nor served. */
   readonly allowDotfiles?: boolean;
@@ -23,7 +28,12 @@ export interface EmbeddedAssetsOptions {
   readonly indexFile?: string | null;
 }
 
-/** Where an asset's bytes come from: a file path (also `$bunfs` paths) or a Blob. */
+/**
+ * Where an asset's bytes come from: a file path (also `$bunfs` paths) or a Blob.
+ *
+ * @example
+ * const input: AssetInput = new Blob(["<p>hello</p>"]);
+ */
 export type AssetInput = string | Blob;
 
 const defaultMaxTotalBytes = 64 * 1024 * 1024;
@@ -92,7 +102,7 @@ export class EmbeddedAssets implements FileSource {
 
   /**
    * Named files: `{ "index.html": pagePath }`, where `pagePath` comes from
-   * `import pagePath from "./page.html" with { type: "file" }` (embedded when compiled). Each
+   * an import of the page with `{ type: "file" }` (a path; embedded when compiled). Each
    * name must be a canonical path (no `.`, `..`, empty segments or dotfiles unless allowed).
    */
   static async fromFiles(

@@ -10,7 +10,12 @@ import type { EmbeddedAssets } from "./embedded-assets.ts";
 import { answerFile } from "./file-answer.ts";
 import type { FileSource } from "./static-file.ts";
 
-/** Options of `serveStatic`: exactly one of `root` and `assets`. */
+/**
+ * Options of `serveStatic`: exactly one of `root` and `assets`.
+ *
+ * @example
+ * const options: StaticFilesOptions = { root: "./public", cacheControl: "no-cache" };
+ */
 export interface StaticFilesOptions {
   /** A folder on disk, read at each request (a changed file is served changed). */
   readonly root?: string;
