@@ -166,3 +166,38 @@ test("a compiled executable serves its embedded assets from an empty folder", as
     rmSync(base, { recursive: true, force: true });
   }
 }, 30_000);
+
+test('one page on one route: handler("/") on GET / serves the embedded index.html with its ETag and variants', async () => {
+  const page = `<!doctype html><title>todos</title>${"<li>item</li>".repeat(100)}`;
+  const files = serveStatic({
+    assets: await EmbeddedAssets.fromFiles({ "index.html": new Blob([page]) }),
+  });
+  const app = new App({ shared: {} });
+  app.route("GET", "/", files.handler("/"));
+  app.route("POST", "/api/todos", (ctx) => ctx.response.json(201, { ok: true }));
+  const server = listenQuietly(app);
+  try {
+    const home = await rawRequest(server.port, "/");
+    const br = await rawRequest(server.port, "/", { "Accept-Encoding": "br" });
+    const again = await rawRequest(server.port, "/", { "If-None-Match": home.header("etag")! });
+    const other = await rawRequest(server.port, "/other");
+    expect({
+      home: [
+        home.status,
+        home.text === page,
+        home.header("content-type"),
+        home.header("cache-control"),
+      ],
+      br: [br.header("content-encoding"), br.header("vary")],
+      again: again.status,
+      other: other.status,
+    }).toEqual({
+      home: [200, true, "text/html; charset=utf-8", "no-cache"],
+      br: ["br", "Accept-Encoding"],
+      again: 304,
+      other: 404,
+    });
+  } finally {
+    await app.stop({ graceMs: 100 });
+  }
+});
