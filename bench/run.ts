@@ -171,6 +171,7 @@ async function main(): Promise<number> {
     staticRuns = await runStatic({
       ...common,
       durationSeconds: options.durationSeconds,
+      warmupSeconds: options.warmupSeconds,
       log: (text) => process.stdout.write(text),
     });
   }

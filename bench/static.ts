@@ -49,6 +49,8 @@ export interface StaticRun {
 /** How to run the scenario. */
 export interface StaticPlan {
   readonly durationSeconds: number;
+  /** Seconds of unmeasured load before each measured one (0 for none). */
+  readonly warmupSeconds: number;
   readonly pinning: Pinning;
   readonly ticksPerSecond: number;
   readonly repoRoot: string;
@@ -129,6 +131,18 @@ async function measure(
     error,
   });
   if (probe.status !== 200) return failed(`FAILED: GET ${file.name} answered ${probe.status}`);
+  // Warm-up: the JIT, and corral's memory of verified names, before anything is measured.
+  if (plan.warmupSeconds > 0) {
+    await runWrk({
+      url,
+      connections: file.connections,
+      durationSeconds: plan.warmupSeconds,
+      pipelineDepth: 1,
+      pinPrefix: plan.pinning.load,
+      headers,
+      timeoutSeconds: 30,
+    });
+  }
   const rssBefore = readRss(process.pid).rssMiB;
   const sampler = new RssSampler(process.pid);
   const cpuBefore = readCpuSeconds(process.pid, plan.ticksPerSecond);
@@ -141,6 +155,7 @@ async function measure(
       pipelineDepth: 1,
       pinPrefix: plan.pinning.load,
       headers,
+      timeoutSeconds: 30,
     });
     const { maxMiB } = sampler.stop();
     const cpuSeconds = readCpuSeconds(process.pid, plan.ticksPerSecond) - cpuBefore;

@@ -10,6 +10,8 @@ export interface WrkOptions {
   readonly pinPrefix: readonly string[];
   /** Request header lines (`If-None-Match: "x"`) sent with every request. */
   readonly headers?: readonly string[];
+  /** wrk's per-request timeout (its default is 2 s), for large bodies on a busy machine. */
+  readonly timeoutSeconds?: number;
 }
 
 /** What wrk reported, in plain units. */
@@ -53,6 +55,7 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
     `-d${options.durationSeconds}s`,
     "--latency",
     ...(options.headers ?? []).flatMap((line) => ["-H", line]),
+    ...(options.timeoutSeconds === undefined ? [] : ["--timeout", `${options.timeoutSeconds}s`]),
     ...(options.pipelineDepth > 1 ? ["-s", pipelineScript] : []),
     options.url,
     ...(options.pipelineDepth > 1 ? ["--", String(options.pipelineDepth)] : []),
