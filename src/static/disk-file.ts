@@ -66,28 +66,3 @@ export class DiskFile implements StaticFile {
     closeSync(this.#fd);
   }
 }
-
-/** A small file read whole when it was verified: sent from memory until it changes on disk. */
-export class CachedDiskFile implements StaticFile {
-  readonly size: number;
-  readonly validators: FileValidators;
-  readonly bytes: Uint8Array;
-
-  constructor(bytes: Uint8Array, validators: FileValidators) {
-    this.bytes = bytes;
-    this.size = bytes.length;
-    this.validators = validators;
-  }
-
-  read(target: Uint8Array, position: number): number {
-    const end = Math.min(this.size, position + target.length);
-    target.set(this.bytes.subarray(position, end));
-    return end - position;
-  }
-
-  unchanged(): boolean {
-    return true;
-  }
-
-  close(): void {}
-}

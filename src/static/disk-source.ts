@@ -11,7 +11,8 @@ import {
 } from "node:fs";
 import { sep } from "node:path";
 import type { ContentCoding } from "../http/content-coding.ts";
-import { CachedDiskFile, DiskFile, diskValidators, sameFile } from "./disk-file.ts";
+import { DiskFile, diskValidators, sameFile } from "./disk-file.ts";
+import { MemoryFile } from "./memory-file.ts";
 import {
   type FileLookup,
   type FileSource,
@@ -171,7 +172,7 @@ const missing = { kind: "missing" } as const;
 const directory = { kind: "directory" } as const;
 
 /** Reads a small file whole; undefined when it changed meanwhile (it is then read next time). */
-function readWhole(fd: number, stats: Stats, tagSuffix: string): CachedDiskFile | undefined {
+function readWhole(fd: number, stats: Stats, tagSuffix: string): MemoryFile | undefined {
   const bytes = new Uint8Array(stats.size);
   let offset = 0;
   while (offset < bytes.length) {
@@ -180,5 +181,5 @@ function readWhole(fd: number, stats: Stats, tagSuffix: string): CachedDiskFile 
     offset += count;
   }
   if (!sameFile(fstatSync(fd), stats)) return undefined;
-  return new CachedDiskFile(bytes, diskValidators(stats, tagSuffix));
+  return new MemoryFile(bytes, diskValidators(stats, tagSuffix));
 }

@@ -3,6 +3,7 @@ import { sep } from "node:path";
 import type { ContentCoding } from "../http/content-coding.ts";
 import { canonicalPath } from "../router/canonical-path.ts";
 import { contentTypeFor, isCompressibleType } from "./content-types.ts";
+import { MemoryFile } from "./memory-file.ts";
 import { precompress } from "./precompress.ts";
 import {
   type FileLookup,
@@ -168,7 +169,7 @@ export class EmbeddedAssets implements FileSource {
         `corral: embedded assets reach ${this.#totalBytes} bytes, over maxTotalBytes ${this.#maxTotalBytes}`,
       );
     }
-    table.set(name, new MemoryFile(bytes, tagSuffix));
+    table.set(name, hashedFile(bytes, tagSuffix));
   }
 
   #precompressMissing(): void {
@@ -201,37 +202,12 @@ function encodeURIComponentPath(name: string): string {
   return name.split("/").map(encodeURIComponent).join("/");
 }
 
-/** An asset in memory: its bytes are sent as they are, by reference. */
-class MemoryFile implements StaticFile {
-  readonly size: number;
-  readonly validators: {
-    readonly etag: string;
-    readonly lastModified: undefined;
-    readonly lastModifiedText: undefined;
-  };
-  readonly bytes: Uint8Array;
-
-  constructor(bytes: Uint8Array, tagSuffix: string) {
-    this.bytes = bytes;
-    this.size = bytes.length;
-    // Strong: the tag is a hash of exactly these bytes (RFC 9110 §8.8.3), made once at startup.
-    const hash = new Bun.CryptoHasher("sha256").update(bytes).digest("base64url").slice(0, 22);
-    this.validators = {
-      etag: `"${hash}${tagSuffix}"`,
-      lastModified: undefined,
-      lastModifiedText: undefined,
-    };
-  }
-
-  read(target: Uint8Array, position: number): number {
-    const end = Math.min(this.size, position + target.length);
-    target.set(this.bytes.subarray(position, end));
-    return end - position;
-  }
-
-  unchanged(): boolean {
-    return true;
-  }
-
-  close(): void {}
+/** An asset's bytes with a strong tag: a hash of exactly these bytes (RFC 9110 §8.8.3). */
+function hashedFile(bytes: Uint8Array, tagSuffix: string): MemoryFile {
+  const hash = new Bun.CryptoHasher("sha256").update(bytes).digest("base64url").slice(0, 22);
+  return new MemoryFile(bytes, {
+    etag: `"${hash}${tagSuffix}"`,
+    lastModified: undefined,
+    lastModifiedText: undefined,
+  });
 }

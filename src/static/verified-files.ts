@@ -1,12 +1,12 @@
 import type { Stats } from "node:fs";
-import type { CachedDiskFile } from "./disk-file.ts";
+import type { MemoryFile } from "./memory-file.ts";
 
 /** What a name was found to be when it was opened and checked against the folder. */
 export interface VerifiedFile {
   /** The file's state then: a later `stat` of the name that matches it names the same bytes. */
   readonly stats: Stats;
   /** The whole content, for files no larger than the per-file cache limit. */
-  readonly cached: CachedDiskFile | undefined;
+  readonly cached: MemoryFile | undefined;
 }
 
 /**

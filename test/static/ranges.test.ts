@@ -1,21 +1,13 @@
 import { expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeFixture, rawRequest, serveFiles } from "./support/static-fixture.ts";
+import { makeFixture, rawRequest, serveFiles, serveFixture } from "./support/static-fixture.ts";
 
 /** 1000 bytes whose every byte says where it is: byte i is "0123456789"[i % 10]. */
 const thousand = Array.from({ length: 1000 }, (_, index) => String(index % 10)).join("");
 
 function setup(limits?: { maxRangeParts?: number; mergeGapBytes?: number }) {
-  const fixture = makeFixture();
-  writeFileSync(join(fixture.root, "digits.txt"), thousand);
-  const server = serveFiles({ root: fixture.root, rangeLimits: limits });
-  return Object.assign(server, {
-    async [Symbol.asyncDispose]() {
-      await server.app.stop({ graceMs: 100 });
-      fixture[Symbol.dispose]();
-    },
-  });
+  return serveFixture({ "digits.txt": thousand }, { rangeLimits: limits });
 }
 
 test("single ranges: first-last, suffix, open, and an end past the file clamped, each a 206 with Content-Range", async () => {

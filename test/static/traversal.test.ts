@@ -1,6 +1,12 @@
 import { expect, test } from "bun:test";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
-import { makeFixture, rawRequest, secretText, serveFiles } from "./support/static-fixture.ts";
+import {
+  makeFixture,
+  rawRequest,
+  secretText,
+  serveFiles,
+  statusesOf,
+} from "./support/static-fixture.ts";
 
 // Every form from the advisories against Hono serveStatic (%2F, //, %5C), @fastify/static (%2F,
 // .., non-canonical paths, . and //, listings), send (root prefix), and the rest of the rules.
@@ -129,23 +135,19 @@ test("names with spaces, %, #, an escape-like name and non-ASCII characters are 
 test("dotfiles are served only when the App opts in, and symlinks out stay refused even then", async () => {
   using fixture = makeFixture();
   await using server = serveFiles({ root: fixture.root, allowDotfiles: true });
-  const statuses: number[] = [];
-  for (const target of [
+  const statuses = await statusesOf(server.port, [
     "/files/.env",
     "/files/sub/.hidden",
     "/files/out.txt",
     "/files/../secret.txt",
-  ]) {
-    statuses.push((await rawRequest(server.port, target)).status);
-  }
+  ]);
   expect(statuses).toEqual([200, 200, 404, 404]);
 });
 
 test("with windowsNames, alternate streams, 8.3 short names, device names and trailing dots are 404", async () => {
   using fixture = makeFixture();
   await using server = serveFiles({ root: fixture.root, windowsNames: true });
-  const statuses: number[] = [];
-  for (const target of [
+  const statuses = await statusesOf(server.port, [
     "/files/a.txt::$DATA",
     "/files/a.txt%3A%3A%24DATA",
     "/files/PUBLIC~1/a.txt",
@@ -154,9 +156,7 @@ test("with windowsNames, alternate streams, 8.3 short names, device names and tr
     "/files/a.txt.",
     "/files/a.txt%20",
     "/files/a.txt",
-  ]) {
-    statuses.push((await rawRequest(server.port, target)).status);
-  }
+  ]);
   expect(statuses).toEqual([404, 404, 404, 404, 404, 404, 404, 200]);
 });
 

@@ -1,30 +1,26 @@
 import { expect, test } from "bun:test";
 import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeFixture, rawRequest, serveFiles } from "./support/static-fixture.ts";
+import { rawRequest, serveFixture } from "./support/static-fixture.ts";
 
 const script = "console.log('hello');\n".repeat(100);
 
 function setup(precompressed?: Array<"br" | "zstd" | "gzip">) {
-  const fixture = makeFixture();
-  writeFileSync(join(fixture.root, "app.js"), script);
-  writeFileSync(join(fixture.root, "app.js.br"), "BROTLI-BYTES");
-  writeFileSync(join(fixture.root, "app.js.gz"), "GZIP-BYTES");
-  writeFileSync(join(fixture.root, "app.js.zst"), "ZSTD-BYTES");
-  writeFileSync(join(fixture.root, "only-gzip.css"), "body{}");
-  writeFileSync(join(fixture.root, "only-gzip.css.gz"), "GZIP-CSS");
-  // A variant that leads outside the folder is as absent as a missing one.
-  writeFileSync(join(fixture.base, "outside.gz"), "OUTSIDE");
-  writeFileSync(join(fixture.root, "linked.css"), "linked{}");
-  symlinkSync("../outside.gz", join(fixture.root, "linked.css.gz"));
-  writeFileSync(join(fixture.root, "photo.png"), "PNG");
-  writeFileSync(join(fixture.root, "photo.png.gz"), "NOT-LOOKED-FOR");
-  const server = serveFiles({ root: fixture.root, precompressed });
-  return Object.assign(server, {
-    async [Symbol.asyncDispose]() {
-      await server.app.stop({ graceMs: 100 });
-      fixture[Symbol.dispose]();
-    },
+  const files = {
+    "app.js": script,
+    "app.js.br": "BROTLI-BYTES",
+    "app.js.gz": "GZIP-BYTES",
+    "app.js.zst": "ZSTD-BYTES",
+    "only-gzip.css": "body{}",
+    "only-gzip.css.gz": "GZIP-CSS",
+    "linked.css": "linked{}",
+    "photo.png": "PNG",
+    "photo.png.gz": "NOT-LOOKED-FOR",
+  };
+  return serveFixture(files, { precompressed }, (fixture) => {
+    // A variant that leads outside the folder is as absent as a missing one.
+    writeFileSync(join(fixture.base, "outside.gz"), "OUTSIDE");
+    symlinkSync("../outside.gz", join(fixture.root, "linked.css.gz"));
   });
 }
 

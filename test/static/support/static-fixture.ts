@@ -72,6 +72,35 @@ export function serveFiles(
   });
 }
 
+/**
+ * A fixture with `files` added (name under `public/` to content), served with `options` at
+ * `/files`; the server stops and the fixture goes on dispose.
+ */
+export function serveFixture(
+  files: Record<string, string>,
+  options: Omit<StaticFilesOptions, "root"> = {},
+  prepare?: (fixture: { readonly base: string; readonly root: string }) => void,
+): AppServer & AsyncDisposable & { readonly app: App<Record<string, never>> } {
+  const fixture = makeFixture();
+  for (const [name, content] of Object.entries(files))
+    writeFileSync(join(fixture.root, name), content);
+  prepare?.(fixture);
+  const server = serveFiles({ ...options, root: fixture.root });
+  return Object.assign(server, {
+    async [Symbol.asyncDispose]() {
+      await server.app.stop({ graceMs: 100 });
+      fixture[Symbol.dispose]();
+    },
+  });
+}
+
+/** The status of a GET of each target, each over a fresh raw connection. */
+export async function statusesOf(port: number, targets: readonly string[]): Promise<number[]> {
+  const statuses: number[] = [];
+  for (const target of targets) statuses.push((await rawRequest(port, target)).status);
+  return statuses;
+}
+
 /** One request over a fresh raw TCP connection (nothing normalises the target). */
 export async function rawRequest(
   port: number,
