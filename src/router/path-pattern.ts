@@ -47,11 +47,10 @@ export function compilePathPattern(path: string): PathPattern {
 }
 
 /**
- * Matches a request path against a dynamic pattern; returns the captures (percent-decoded once by
- * the canonicalizer's `decodePathSegment`) or undefined. A capture is never a `.` or `..` segment
- * (raw or as `%2e`): browsers remove them before sending (RFC 3986 §5.2.4), so only a hand-made
- * request has one, and a handler using the capture as a file name must not be led out of its
- * folder. A capture with a malformed escape throws `URIError`.
+ * Matches a request path against a dynamic pattern; returns the captures (each segment
+ * percent-decoded once by the canonicalizer's `decodePathSegment`) or undefined. A capture with
+ * a malformed escape or bytes that are not UTF-8 throws `URIError`. Captures are not canonical
+ * paths: a handler that uses one as a file name checks it (or uses `canonicalPath`).
  */
 export function matchPathPattern(
   pattern: PathPattern,
@@ -69,9 +68,7 @@ export function matchPathPattern(
     if (segment.kind === "rest") {
       const decoded: string[] = [];
       for (let at = index; at < pathParts.length; at++) {
-        const part = decodeCapture(pathParts[at]!);
-        if (part === undefined) return undefined;
-        decoded.push(part);
+        decoded.push(decodeCapture(pathParts[at]!));
       }
       captures[segment.name] = decoded.join("/");
       return captures;
@@ -81,17 +78,15 @@ export function matchPathPattern(
       if (part !== segment.text) return undefined;
     } else {
       if (part.length === 0) return undefined;
-      const capture = decodeCapture(part);
-      if (capture === undefined) return undefined;
-      captures[segment.name] = capture;
+      captures[segment.name] = decodeCapture(part);
     }
   }
   return captures;
 }
 
-/** One captured segment decoded; undefined for a dot segment (no match). */
-function decodeCapture(raw: string): string | undefined {
+/** One captured segment, decoded once. */
+function decodeCapture(raw: string): string {
   const decoded = decodePathSegment(raw);
   if (decoded === undefined) throw new URIError(`corral: malformed percent-encoding in ${raw}`);
-  return decoded === "." || decoded === ".." ? undefined : decoded;
+  return decoded;
 }
