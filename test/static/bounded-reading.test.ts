@@ -77,3 +77,35 @@ test("downloads hold no memory of their own: bytes go through staging, none borr
     await app.stop({ graceMs: 100 });
   }
 });
+
+test("HEAD of a large file sends its length and no body, and the connection goes on with the next request", async () => {
+  using fixture = makeFixture();
+  writeFileSync(join(fixture.root, "large.bin"), new Uint8Array(size).fill(0x64));
+  const app = new App({ shared: {} });
+  serveStatic({ root: fixture.root }).mount(app, "/files");
+  const server = listenQuietly(app);
+  try {
+    using client = await RawClient.connect(server.port);
+    client.send(
+      "HEAD /files/large.bin HTTP/1.1\r\nHost: h\r\n\r\n" +
+        "HEAD /files/large.bin HTTP/1.1\r\nHost: h\r\nRange: bytes=0-9, 100-109\r\n\r\n" +
+        "GET /files/a.txt HTTP/1.1\r\nHost: h\r\n\r\n",
+    );
+    await client.waitFor(() => client.receivedText.endsWith("hello\n"), "the three answers");
+    const heads = client.receivedText
+      .split("HTTP/1.1 ")
+      .slice(1)
+      .map((answer) => {
+        const length = /Content-Length: (\d+)/.exec(answer)?.[1];
+        const type = /Content-Type: ([^;\r]+)/.exec(answer)?.[1];
+        return [answer.slice(0, 3), length, type, answer.slice(answer.indexOf("\r\n\r\n") + 4)];
+      });
+    expect(heads).toEqual([
+      ["200", String(size), "application/octet-stream", ""],
+      ["206", expect.any(String), "multipart/byteranges", ""],
+      ["200", "6", "text/plain", "hello\n"],
+    ]);
+  } finally {
+    await app.stop({ graceMs: 100 });
+  }
+});
