@@ -15,6 +15,7 @@ import { type FanOutResult, formatRedisSse, runRedisSse } from "./redis-sse.ts";
 import { formatRssCheck, formatSse, formatTable, formatTargets, formatWarnings } from "./report.ts";
 import { rssCheckScenario, type ScenarioServer, scenarios } from "./scenarios.ts";
 import { runSse, type SseResult } from "./sse.ts";
+import { formatStatic, runStatic, type StaticRun } from "./static.ts";
 import {
   evaluateTargets,
   type RssCheck,
@@ -45,6 +46,7 @@ async function main(): Promise<number> {
   let runCoresScenario = options.only.includes("cores");
   const runUploadScenario = options.only.includes("upload");
   let runTechEmpowerScenario = options.only.includes("techempower");
+  let runStaticScenario = options.only.includes("static");
   let wrkScenarios = selected;
   let withRssCheck = options.only.includes("rss");
   if (
@@ -62,6 +64,7 @@ async function main(): Promise<number> {
     withRssCheck = false;
     runCoresScenario = false;
     runTechEmpowerScenario = false;
+    runStaticScenario = false;
   }
   const pinning = choosePinning();
   const common = { pinning, ticksPerSecond: clockTicksPerSecond(), repoRoot };
@@ -176,6 +179,15 @@ async function main(): Promise<number> {
   if (runTechEmpowerScenario) {
     techEmpower = await runTechEmpower(repeatedLoads);
   }
+  let staticRuns: StaticRun[] | null = null;
+  if (runStaticScenario) {
+    staticRuns = await runStatic({
+      ...common,
+      durationSeconds: options.durationSeconds,
+      warmupSeconds: options.warmupSeconds,
+      log: (text) => process.stdout.write(text),
+    });
+  }
   const targets = evaluateTargets(summaries, allRuns, rssCheck);
 
   if (summaries.length > 0) {
@@ -204,6 +216,7 @@ async function main(): Promise<number> {
   }
   if (upload !== null) console.log(`\n${formatUpload(upload)}`);
   if (techEmpower !== null) console.log(formatTechEmpower(techEmpower));
+  if (staticRuns !== null) console.log(`\n${formatStatic(staticRuns)}`);
   if (targets.length > 0) console.log(`\n${formatTargets(targets)}`);
 
   writeResults({
@@ -222,13 +235,17 @@ async function main(): Promise<number> {
     upload,
     techEmpower:
       techEmpower === null ? null : { ...techEmpower, goals: techEmpowerGoals(techEmpower) },
+    staticRuns,
     targets,
   });
   console.log(`\nresults: ${resultsPath}`);
   const abuseFailed = abuse?.some((run) => run.error !== null) ?? false;
   const uploadFailed = upload?.some((run) => run.error !== null) ?? false;
   const techEmpowerFailed = (techEmpower?.errors.length ?? 0) > 0;
-  return sseError === null && !abuseFailed && !uploadFailed && !techEmpowerFailed ? 0 : 1;
+  const staticFailed = staticRuns?.some((run) => run.error !== null) ?? false;
+  return sseError === null && !abuseFailed && !uploadFailed && !staticFailed && !techEmpowerFailed
+    ? 0
+    : 1;
 }
 
 /** `items` starting at index `by` (mod length) and wrapping round. */
@@ -304,6 +321,7 @@ interface Results {
   readonly cores: readonly CoresRun[] | null;
   readonly upload: readonly UploadRun[] | null;
   readonly techEmpower: (TechEmpowerRun & { goals: ReturnType<typeof techEmpowerGoals> }) | null;
+  readonly staticRuns: readonly StaticRun[] | null;
   readonly targets: readonly TargetResult[];
 }
 

@@ -156,6 +156,7 @@ export type SectionId =
   | "abuse"
   | "cores"
   | "upload"
+  | "static"
   | "techempower";
 export const sectionIds: readonly SectionId[] = [
   "plain",
@@ -169,6 +170,7 @@ export const sectionIds: readonly SectionId[] = [
   "abuse",
   "cores",
   "upload",
+  "static",
   "techempower",
 ];
 /** Names for several sections at once. */

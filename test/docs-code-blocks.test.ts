@@ -20,6 +20,7 @@ const documents = [
   "docs/migrating.md",
   "docs/deploying.md",
   "docs/databases.md",
+  "docs/static-files.md",
 ];
 const fragmentMarker = "<!-- fragment -->";
 /** Inside the repo, so `corral` resolves by the package's own name; ignored by git and tsc -p. */
