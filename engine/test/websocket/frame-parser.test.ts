@@ -6,8 +6,8 @@ import {
   frameData,
   frameError,
   frameNeedMore,
-} from "../src/websocket/frame-parser.ts";
-import { clientFrame, closePayload, concatBytes } from "./support/websocket-frames.ts";
+} from "../../src/websocket/frame-parser.ts";
+import { clientFrame, closePayload, concatBytes } from "../support/websocket-frames.ts";
 
 const limits: FrameLimits = { maxMessageBytes: 1024, maxFrameBytes: 512, maxFragments: 4 };
 type Event =

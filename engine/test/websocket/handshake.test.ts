@@ -1,5 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { acceptKey, type HandshakeRequest, validateHandshake } from "../src/websocket/handshake.ts";
+import {
+  acceptKey,
+  type HandshakeRequest,
+  validateHandshake,
+} from "../../src/websocket/handshake.ts";
 
 /** A request with the given header lines, searched like the engine's exchange. */
 function request(lines: ReadonlyArray<readonly [string, string]>, method = "GET", minor = 1) {

@@ -1,0 +1,473 @@
+import { closeCodes } from "./close-codes.ts";
+import {
+  FrameParser,
+  frameControl,
+  frameData,
+  frameError,
+  opcodeBinary,
+  opcodeClose,
+  opcodePing,
+  opcodeText,
+} from "./frame-parser.ts";
+import { MessageAssembly } from "./message-assembly.ts";
+import type { MessageBufferPool } from "./message-buffer-pool.ts";
+import { flushBlocked, flushClosed, OutboundQueue, type OutboundSocket } from "./outbound-queue.ts";
+import { type SendResult, validateCloseToSend } from "./send-rules.ts";
+import type { WebSocketLimits } from "./websocket-options.ts";
+import type { WebSocketCloseKind, WebSocketCounters } from "./websocket-stats.ts";
+
+/** What a session needs of its socket (Bun's TCP socket or the in-memory one). */
+export interface WebSocketTransport extends OutboundSocket {
+  pause(): void;
+  resume(): void;
+  end(): void;
+  terminate(): void;
+}
+
+/** The engine-wide services every session shares. */
+export interface WebSocketContext {
+  readonly counters: WebSocketCounters;
+  readonly pool: MessageBufferPool;
+  readonly writeStallMs: number;
+  /** Coarse monotonic milliseconds, advanced by the sweep. */
+  now(): number;
+  /** Counts bytes the sockets took. */
+  countBytesOut(bytes: number): void;
+  /** Flushes the session at the end of this turn (once, however many sends it got). */
+  scheduleFlush(session: WebSocketSession): void;
+}
+
+/** The application's side of a WebSocket: the engine calls these. */
+export interface WebSocketHandler {
+  /**
+   * A whole message. `data` is borrowed: valid until this returns or its promise settles. No
+   * further message is read from this client until then.
+   */
+  message(session: WebSocketSession, data: Uint8Array, isText: boolean): void | Promise<void>;
+  /** The queue went empty after a send was backpressured. */
+  drain?(session: WebSocketSession): void;
+  /** The connection is gone; called exactly once. `code` is 1006 when no close frame came. */
+  close(session: WebSocketSession, code: number, reason: string): void;
+}
+
+const stateOpen = 0;
+/** We sent (or queued) a close and wait for the peer's. */
+const stateClosing = 1;
+/** The close handshake is done, or failed: once our close is out, the TCP connection ends. */
+const stateEnding = 2;
+const stateClosed = 3;
+
+const decoder = new TextDecoder();
+
+/**
+ * One WebSocket on a connection slot (RFC 6455 after the 101): reads frames with the pure
+ * parser, assembles messages in reserved memory, hands each to the application with reads
+ * paused until it is handled, answers pings, runs the closing handshake, enforces the route's
+ * deadlines from the engine's sweep, and writes through a capped outbound queue.
+ */
+export class WebSocketSession {
+  readonly #transport: WebSocketTransport;
+  readonly #context: WebSocketContext;
+  readonly #handler: WebSocketHandler;
+  readonly #limits: WebSocketLimits;
+  readonly #parser: FrameParser;
+  readonly #assembly: MessageAssembly;
+  readonly #queue: OutboundQueue;
+  /** The selected subprotocol, or "" when none. */
+  readonly protocol: string;
+  #state = stateOpen;
+  #pending: Uint8Array | null = null;
+  #position = 0;
+  #handling = false;
+  /** A payload run kept in the pending chunk while the assembly waits for a buffer. */
+  #heldStart = 0;
+  #heldEnd = 0;
+  #heldEndsMessage = false;
+  #paused = false;
+  #flushScheduled = false;
+  #backpressured = false;
+  #lastInboundAt: number;
+  #pingSentAt = 0;
+  #messageDeadlineAt = Number.POSITIVE_INFINITY;
+  #closeDeadlineAt = Number.POSITIVE_INFINITY;
+  #closeKind: WebSocketCloseKind | null = null;
+  #peerCloseCode: number = closeCodes.abnormal;
+  #reported = false;
+  #peerCloseReason = "";
+  readonly #bytesOut = { bytes: 0 };
+  readonly #onSettled = () => this.#messageHandled();
+  readonly #onFailed = (error: unknown) => this.#messageFailed(error);
+
+  constructor(
+    transport: WebSocketTransport,
+    context: WebSocketContext,
+    handler: WebSocketHandler,
+    limits: WebSocketLimits,
+    protocol: string,
+    storage: { readonly small: Uint8Array; readonly batch: Uint8Array },
+  ) {
+    this.#transport = transport;
+    this.#context = context;
+    this.#handler = handler;
+    this.#limits = limits;
+    this.protocol = protocol;
+    this.#parser = new FrameParser(limits);
+    this.#assembly = new MessageAssembly(storage.small, context.pool);
+    this.#queue = new OutboundQueue(storage.batch);
+    this.#lastInboundAt = context.now();
+    context.counters.open++;
+    context.counters.accepted++;
+  }
+
+  /** Whether messages may still be sent (no close started by either side). */
+  get open(): boolean {
+    return this.#state === stateOpen;
+  }
+
+  /** Data bytes queued and not yet taken by the socket. */
+  get bufferedBytes(): number {
+    return this.#queue.bufferedBytes;
+  }
+
+  // ---- sending ------------------------------------------------------------------------------
+
+  /**
+   * Sends a text (string) or binary (bytes, copied) message: "queued" when the socket is
+   * keeping up, "backpressured" when it is queued behind output the client has not read yet
+   * (`drain` follows), "refused" when it would pass `maxOutboundBytes` (then the route's policy:
+   * dropped and counted, or the socket is closed with 1008 or 1013), or after a close.
+   */
+  send(data: string | Uint8Array): SendResult {
+    if (this.#state !== stateOpen) return "refused";
+    const queue = this.#queue;
+    const worst = typeof data === "string" ? data.length * 3 + 10 : data.length + 10;
+    if (!queue.fits(worst, this.#limits.maxOutboundBytes)) {
+      const exact =
+        typeof data === "string" ? Buffer.byteLength(data, "utf8") + 10 : data.length + 10;
+      if (!queue.fits(exact, this.#limits.maxOutboundBytes)) return this.#refuse();
+    }
+    if (typeof data === "string") queue.pushText(opcodeText, data);
+    else queue.pushBytes(opcodeBinary, data);
+    return this.#queued();
+  }
+
+  /** Sends a frame encoded once for many (see `encodeMessage`); queued by reference. */
+  sendEncoded(frame: Uint8Array): SendResult {
+    if (this.#state !== stateOpen) return "refused";
+    if (!this.#queue.fits(frame.length, this.#limits.maxOutboundBytes)) return this.#refuse();
+    this.#queue.pushFrame(frame);
+    return this.#queued();
+  }
+
+  #queued(): SendResult {
+    this.#context.counters.messagesOut++;
+    this.#scheduleFlush();
+    if (this.#queue.blocked) {
+      this.#backpressured = true;
+      return "backpressured";
+    }
+    return "queued";
+  }
+
+  #refuse(): SendResult {
+    const counters = this.#context.counters;
+    counters.sendsRefused++;
+    const policy = this.#limits.outboundPolicy;
+    if (policy === "drop") {
+      counters.sendsDropped++;
+      return "refused";
+    }
+    this.#startClose(
+      policy === "close" ? closeCodes.policyViolation : closeCodes.tryAgainLater,
+      "outbound queue full",
+      "outboundOverflow",
+    );
+    return "refused";
+  }
+
+  /** Starts the closing handshake (RFC 6455 §7.1.2); queued data not yet sent is dropped. */
+  close(code: number = closeCodes.normal, reason = ""): void {
+    validateCloseToSend(code, reason);
+    if (this.#state !== stateOpen) return;
+    this.#startClose(code, reason, "normal");
+  }
+
+  /** Drops the connection at once, without a closing handshake (the close callback gets 1006). */
+  terminate(): void {
+    this.#state = stateClosed;
+    this.#transport.terminate();
+  }
+
+  // ---- events from the connection ---------------------------------------------------------
+
+  /** Bytes from the socket; `owned` false when the caller keeps them (they are copied). */
+  onData(chunk: Uint8Array, owned: boolean): void {
+    if (this.#state === stateClosed) return;
+    this.#lastInboundAt = this.#context.now();
+    this.#pingSentAt = 0;
+    const bytes = owned ? chunk : chunk.slice();
+    if (this.#pending !== null) {
+      // Bun delivered once more after pause(): keep both, in order.
+      const rest = this.#pending.subarray(this.#position);
+      const joined = new Uint8Array(rest.length + bytes.length);
+      joined.set(rest, 0);
+      joined.set(bytes, rest.length);
+      this.#pending = joined;
+    } else {
+      this.#pending = bytes;
+    }
+    this.#position = 0;
+    this.#process();
+  }
+
+  /** The socket can take more. */
+  onDrain(): void {
+    this.flush();
+  }
+
+  /** The socket closed (either side): reports the close exactly once. */
+  onClose(): void {
+    if (this.#reported) return;
+    this.#reported = true;
+    const kind = this.#closeKind ?? "abnormal";
+    this.#state = stateClosed;
+    const counters = this.#context.counters;
+    counters.open--;
+    counters.closes[kind]++;
+    this.#assembly.clear();
+    this.#pending = null;
+    this.#queue.reset();
+    const peerClosed = this.#peerCloseCode !== closeCodes.abnormal;
+    this.#handler.close(
+      this,
+      peerClosed ? this.#peerCloseCode : closeCodes.abnormal,
+      peerClosed ? this.#peerCloseReason : "",
+    );
+  }
+
+  /** A pool buffer for the message waiting on one. */
+  bufferGranted(buffer: Uint8Array): void {
+    this.#assembly.granted(buffer);
+    if (this.#state === stateClosed) {
+      this.#assembly.clear();
+      return;
+    }
+    this.#assembly.append(this.#pending!, this.#heldStart, this.#heldEnd, this);
+    if (this.#heldEndsMessage) this.#deliverAssembled();
+    this.#process();
+  }
+
+  /** Called by the engine's sweep: the route's deadlines and the write stall. */
+  checkDeadlines(now: number): void {
+    if (this.#state === stateClosed) return;
+    const limits = this.#limits;
+    const queue = this.#queue;
+    if (queue.blocked && now - queue.lastProgressAt >= this.#context.writeStallMs) {
+      this.#drop("writeStall");
+      return;
+    }
+    if (now >= this.#closeDeadlineAt) {
+      this.#drop("closeTimeout");
+      return;
+    }
+    if (this.#state !== stateOpen) return;
+    if (now >= this.#messageDeadlineAt) {
+      this.#startClose(closeCodes.policyViolation, "message deadline passed", "messageDeadline");
+      return;
+    }
+    const quiet = now - this.#lastInboundAt;
+    if (limits.idleTimeoutMs > 0 && quiet >= limits.idleTimeoutMs) {
+      this.#startClose(closeCodes.goingAway, "idle timeout", "idle");
+      return;
+    }
+    if (this.#pingSentAt > 0) {
+      if (now - this.#pingSentAt >= limits.pongTimeoutMs) this.#drop("pongTimeout");
+      return;
+    }
+    if (limits.pingIntervalMs > 0 && quiet >= limits.pingIntervalMs) {
+      this.#pingSentAt = now;
+      this.#context.counters.pingsSent++;
+      queue.pushPing();
+      this.flush();
+    }
+  }
+
+  // ---- input --------------------------------------------------------------------------------
+
+  #process(): void {
+    const parser = this.#parser;
+    while (this.#pending !== null && !this.#handling && !this.#assembly.waiting) {
+      const bytes = this.#pending;
+      const event = parser.parse(bytes, this.#position, bytes.length);
+      this.#position = parser.position;
+      if (event === frameData) {
+        if (this.#state !== stateOpen) continue;
+        this.#dataRun(bytes);
+      } else if (event === frameControl) {
+        this.#control();
+      } else if (event === frameError) {
+        this.#fail(parser.closeCode, parser.errorReason);
+      } else {
+        this.#pending = null;
+      }
+    }
+    this.flush();
+    this.#adjustReading();
+  }
+
+  #dataRun(bytes: Uint8Array): void {
+    const parser = this.#parser;
+    const { payloadStart, payloadEnd } = parser;
+    if (parser.messageStarted && parser.messageEnded) {
+      // The whole message came in this chunk: handed over in place, nothing copied.
+      this.#deliver(bytes.subarray(payloadStart, payloadEnd), parser.messageOpcode === opcodeText);
+      return;
+    }
+    if (parser.messageStarted) {
+      this.#messageDeadlineAt = this.#context.now() + this.#limits.messageDeadlineMs;
+    }
+    if (!this.#assembly.append(bytes, payloadStart, payloadEnd, this)) {
+      this.#heldStart = payloadStart;
+      this.#heldEnd = payloadEnd;
+      this.#heldEndsMessage = parser.messageEnded;
+      return;
+    }
+    if (parser.messageEnded) this.#deliverAssembled();
+  }
+
+  #deliverAssembled(): void {
+    this.#messageDeadlineAt = Number.POSITIVE_INFINITY;
+    this.#deliver(this.#assembly.message(), this.#parser.messageOpcode === opcodeText);
+  }
+
+  #deliver(data: Uint8Array, isText: boolean): void {
+    this.#context.counters.messagesIn++;
+    this.#handling = true;
+    let result: void | Promise<void>;
+    try {
+      result = this.#handler.message(this, data, isText);
+    } catch (error) {
+      this.#messageFailed(error);
+      return;
+    }
+    if (result instanceof Promise) {
+      this.#adjustReading();
+      result.then(this.#onSettled, this.#onFailed);
+      return;
+    }
+    this.#messageDone();
+  }
+
+  #messageDone(): void {
+    this.#handling = false;
+    this.#assembly.clear();
+  }
+
+  #messageHandled(): void {
+    this.#messageDone();
+    this.#process();
+  }
+
+  #messageFailed(_error: unknown): void {
+    this.#messageDone();
+    // RFC 6455 §7.4.1: 1011, the server met a condition that kept it from the request.
+    this.#startClose(closeCodes.internalError, "", "normal");
+    this.#process();
+  }
+
+  #control(): void {
+    const parser = this.#parser;
+    const opcode = parser.controlOpcode;
+    if (opcode === opcodePing) {
+      if (this.#state === stateOpen) this.#queue.pushPong(parser.controlPayload());
+      return;
+    }
+    if (opcode !== opcodeClose) return;
+    this.#peerCloseCode = parser.closeCode;
+    this.#peerCloseReason = decoder.decode(parser.closeReason());
+    if (this.#state === stateOpen) {
+      // RFC 6455 §5.5.1: answer with a close echoing the code, then end the TCP connection.
+      this.#queue.dropData();
+      this.#queue.pushClose(parser.closeCode, "");
+      this.#closeKind ??= "normal";
+    } else if (this.#closeKind === null) {
+      this.#closeKind = "normal";
+    }
+    this.#state = stateEnding;
+    this.#pending = null;
+  }
+
+  /** Fails the connection (RFC 6455 §7.1.7): our close frame, then the TCP connection ends. */
+  #fail(code: number, reason: string): void {
+    const kind: WebSocketCloseKind =
+      code === closeCodes.invalidPayload
+        ? "invalidPayload"
+        : code === closeCodes.messageTooBig
+          ? "messageTooBig"
+          : "protocolError";
+    this.#closeKind ??= kind;
+    if (this.#state === stateOpen) {
+      this.#queue.dropData();
+      this.#queue.pushClose(code, reason);
+    }
+    this.#state = stateEnding;
+    this.#pending = null;
+    this.#closeDeadlineAt = this.#context.now() + this.#limits.closeTimeoutMs;
+  }
+
+  #startClose(code: number, reason: string, kind: WebSocketCloseKind): void {
+    if (this.#state !== stateOpen) return;
+    this.#closeKind = kind === "normal" ? null : kind;
+    this.#queue.dropData();
+    this.#queue.pushClose(code, reason);
+    this.#state = stateClosing;
+    this.#closeDeadlineAt = this.#context.now() + this.#limits.closeTimeoutMs;
+    this.flush();
+    this.#adjustReading();
+  }
+
+  #drop(kind: WebSocketCloseKind): void {
+    this.#closeKind ??= kind;
+    this.terminate();
+  }
+
+  #adjustReading(): void {
+    const paused =
+      this.#state !== stateClosed &&
+      (this.#handling || this.#assembly.waiting || this.#pending !== null);
+    if (paused === this.#paused) return;
+    this.#paused = paused;
+    if (paused) this.#transport.pause();
+    else this.#transport.resume();
+  }
+
+  // ---- output -------------------------------------------------------------------------------
+
+  #scheduleFlush(): void {
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    this.#context.scheduleFlush(this);
+  }
+
+  /** Writes what is queued; ends the TCP connection once a final close frame is out. */
+  flush(): void {
+    this.#flushScheduled = false;
+    if (this.#state === stateClosed) return;
+    const queue = this.#queue;
+    const written = this.#bytesOut;
+    written.bytes = 0;
+    const result = queue.flush(this.#transport, this.#context.now(), written);
+    if (written.bytes > 0) this.#context.countBytesOut(written.bytes);
+    if (result === flushClosed || result === flushBlocked) return;
+    if (this.#state === stateEnding && queue.closeSent) {
+      // RFC 6455 §7.1.1: the server closes the TCP connection first.
+      this.#state = stateClosed;
+      this.#transport.end();
+      return;
+    }
+    if (this.#backpressured) {
+      this.#backpressured = false;
+      this.#handler.drain?.(this);
+    }
+  }
+}
