@@ -12,6 +12,7 @@ import { type WorkerSlot, WorkerTable } from "./internal/worker-table.ts";
 import { YoungCollection } from "./internal/young-collection.ts";
 import { budgetLine, type Limits, resolveLimits } from "./limits.ts";
 import { type EngineStats, StatsCounters } from "./stats.ts";
+import { WebSocketEngine } from "./websocket/websocket-engine.ts";
 
 /** Options of `createEngine()`. */
 export interface EngineOptions {
@@ -199,6 +200,7 @@ export function createEngine(options: EngineOptions): Engine {
       idleConnections.remove(slot);
     },
     blockedOutput: new BlockedOutputRule(limits, stats),
+    webSockets: new WebSocketEngine(limits, stats, () => context.now),
     youngCollection: new YoungCollection(),
     reclaimBlockedWorker() {
       const slot = context.blockedOutput.connectionToClose(

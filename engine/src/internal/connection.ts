@@ -6,6 +6,13 @@ import { ParsedHead } from "../parser/parsed-head.ts";
 import type { HeadLimits } from "../parser/request-head.ts";
 import { ClientGoneError } from "../response-errors.ts";
 import type { DeadlineKind, StatsCounters } from "../stats.ts";
+import { closeCodes } from "../websocket/close-codes.ts";
+import type { WebSocketSession } from "../websocket/websocket-session.ts";
+import {
+  type PendingUpgrade,
+  prepareUpgrade,
+  type WebSocketUpgradeOptions,
+} from "../websocket/websocket-upgrade.ts";
 import { asciiBytes } from "./ascii.ts";
 import type { EngineContext } from "./engine-context.ts";
 import type { EngineSocket } from "./engine-socket.ts";
@@ -25,6 +32,8 @@ const stateReadingBody = 2;
 const stateHandling = 3;
 const stateClosing = 4;
 const stateClosed = 5;
+/** Switched to WebSocket (after the 101): `webSocket` owns the connection. */
+const stateWebSocket = 6;
 
 const continueLine = asciiBytes("HTTP/1.1 100 Continue\r\n\r\n");
 /**
@@ -59,6 +68,13 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
   /** The request body when the handler streams it. */
   readonly upload: StreamedBody;
   exchange: Exchange | null = null;
+  /** The WebSocket this connection switched to, or null while it speaks HTTP. */
+  webSocket: WebSocketSession | null = null;
+  /** An upgrade the handler accepted; the connection switches when the handler settles. */
+  #upgrade: PendingUpgrade | null = null;
+  /** Frames that came behind the handshake, kept until the 101 is written. */
+  #webSocketLeftover: Uint8Array | null = null;
+  readonly #headBuffer: Uint8Array;
   readonly peer = new PeerAddress();
   isHeadRequest = false;
   lastPath = "";
@@ -100,6 +116,7 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
     this.stats = context.stats;
     this.head = new ParsedHead(context.limits.maxHeaderCount);
     this.input = new RequestInput(headBuffer);
+    this.#headBuffer = headBuffer;
     this.output = new OutputChannel(output);
     this.draft = new ResponseDraft(context.limits, context.stats);
     this.stream = new StreamFraming(this);
@@ -174,6 +191,10 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
    */
   onData(chunk: Uint8Array, owned: boolean): void {
     this.stats.bytesIn += chunk.length;
+    if (this.state === stateWebSocket) {
+      this.webSocket!.onData(chunk, owned);
+      return;
+    }
     if (this.state === stateClosing || this.state === stateClosed) return;
     this.input.receive(chunk, owned);
     if (this.upload.waiting) this.upload.supply();
@@ -182,12 +203,21 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
 
   /** The socket can take more bytes. */
   onDrain(): void {
+    if (this.state === stateWebSocket) {
+      this.#webSocketDrain();
+      return;
+    }
     if (this.socket !== null && this.output.pending) this.pump();
   }
 
   /** The client half-closed: nothing more will come. */
   onEnd(): void {
     if (this.socket === null) return;
+    if (this.state === stateWebSocket) {
+      // A client's FIN ends its WebSocket: nothing more can come, not even its close frame.
+      this.close();
+      return;
+    }
     // Like common servers, a FIN during a request is taken as the client giving up on it; what
     // the handler still answers is written, then the connection closes.
     this.#abortExchange(new ClientGoneError("the client closed the connection"));
@@ -206,6 +236,7 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
     // Events Bun may still deliver for this socket must not reach a later user of the slot.
     socket.data = -1;
     this.socket = null;
+    this.#endWebSocket();
     this.#abortExchange(new ClientGoneError());
     this.#releaseAll();
     this.state = stateClosed;
@@ -225,6 +256,10 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
 
   /** On stop: closes the connection now when it is between requests. */
   closeIfIdle(): void {
+    if (this.state === stateWebSocket) {
+      this.webSocket!.close(closeCodes.goingAway, "server stopping");
+      return;
+    }
     // Others close after their current response, which carries `Connection: close`.
     if (this.socket !== null && this.state === stateReadingHead && !this.input.headStarted) {
       if (!this.output.pending) this.close();
@@ -613,6 +648,14 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
       return;
     }
     this.#handlerRunning = false;
+    if (this.#upgrade !== null) {
+      if (!failed && !exchange.detached && !this.stream.started) {
+        this.#switchToWebSocket();
+        return;
+      }
+      this.#upgrade.session.cancel();
+      this.#upgrade = null;
+    }
     const stream = this.stream;
     if (stream.started && (stream.headSent || !failed)) {
       if (failed) stream.abort();
@@ -687,6 +730,72 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
     }
   }
 
+  // ---- WebSocket (RFC 6455): the protocol switch; the session is in ../websocket/ -------------
+
+  /** Accepts the exchange's upgrade; the 101 goes out when the handler settles. */
+  upgradeToWebSocket(options: WebSocketUpgradeOptions): WebSocketSession {
+    if (this.#upgrade !== null) throw new TypeError("corral: this request is upgraded already");
+    if (this.stream.started) throw new TypeError("corral: a streamed response cannot upgrade");
+    this.#upgrade = prepareUpgrade(
+      this.exchange!,
+      options,
+      this.context.webSockets,
+      this.socket!,
+      { small: this.#headBuffer, batch: this.output.buffer },
+      this.limits.maxWebSocketMessageBytes,
+    );
+    return this.#upgrade.session;
+  }
+
+  /**
+   * Writes the 101 and hands the connection to the session: the worker goes back now, the
+   * exchange goes stale, and bytes behind the handshake wait for the session.
+   */
+  #switchToWebSocket(): void {
+    const upgrade = this.#upgrade!;
+    this.#upgrade = null;
+    const draft = this.draft;
+    const lines = draft.worker?.headerLines.subarray(0, draft.headerLength);
+    this.output.append(upgrade.head(lines ?? new Uint8Array(0)));
+    this.stats.countResponse(101);
+    this.#webSocketLeftover = this.input.takeRemaining();
+    this.requestDone();
+    this.state = stateWebSocket;
+    this.webSocket = upgrade.session;
+    this.deadlineAt = Number.POSITIVE_INFINITY;
+    this.context.connectionBusy(this.slot);
+    this.#webSocketDrain();
+  }
+
+  /** Writes what is left of the 101, then lets the session run (or tells it the socket drained). */
+  #webSocketDrain(): void {
+    const output = this.output;
+    if (output.pending) {
+      const result = output.writeTo(this.socket!, this.stats, this.context.now);
+      if (result === outputClosed) {
+        this.onClose();
+        return;
+      }
+      if (result === outputBlocked) return;
+      const leftover = this.#webSocketLeftover;
+      this.#webSocketLeftover = null;
+      this.#paused = false;
+      this.webSocket!.start(leftover);
+      return;
+    }
+    this.webSocket!.onDrain();
+  }
+
+  #endWebSocket(): void {
+    this.#upgrade?.session.cancel();
+    this.#upgrade = null;
+    this.#webSocketLeftover = null;
+    const webSocket = this.webSocket;
+    if (webSocket === null) return;
+    this.webSocket = null;
+    webSocket.onClose();
+  }
+
   // ---- workers for long-lived responses -----------------------------------------------------
 
   /** Gives the worker back while the response waits (its staging must be empty). */
@@ -756,6 +865,10 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
   /** Called by the sweep: enforces the deadline of the current state and the write stall. */
   checkDeadlines(now: number): void {
     if (this.socket === null) return;
+    if (this.state === stateWebSocket) {
+      this.webSocket!.checkDeadlines(now);
+      return;
+    }
     const stats = this.stats;
     const output = this.output;
     if (output.blocked && now - output.lastProgressAt >= this.limits.writeStallMs) {

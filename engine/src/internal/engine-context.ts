@@ -2,6 +2,7 @@ import type { EngineErrorName } from "../errors.ts";
 import type { Exchange } from "../exchange.ts";
 import type { Limits } from "../limits.ts";
 import type { StatsCounters } from "../stats.ts";
+import type { WebSocketEngine } from "../websocket/websocket-engine.ts";
 import type { BlockedOutputRule } from "./blocked-output.ts";
 import type { ErrorResponse } from "./error-responses.ts";
 import type { CachedDateHeader } from "./http-date.ts";
@@ -52,4 +53,6 @@ export interface EngineContext {
   readonly youngCollection: YoungCollection;
   /** Closes the connection stalled longest when blocked output holds more than its share. */
   reclaimBlockedWorker(): void;
+  /** WebSocket message buffers, counters and the per-turn flush. */
+  readonly webSockets: WebSocketEngine;
 }

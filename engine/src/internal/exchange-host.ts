@@ -1,4 +1,6 @@
 import type { ParsedHead } from "../parser/parsed-head.ts";
+import type { WebSocketSession } from "../websocket/websocket-session.ts";
+import type { WebSocketUpgradeOptions } from "../websocket/websocket-upgrade.ts";
 import type { EngineSocket } from "./engine-socket.ts";
 import type { PeerAddress } from "./peer-address.ts";
 import type { ResponseDraft } from "./response-draft.ts";
@@ -31,4 +33,5 @@ export interface ExchangeHost {
   publish(): void;
   releaseWorker(): void;
   acquireWorker(): Promise<void>;
+  upgradeToWebSocket(options: WebSocketUpgradeOptions): WebSocketSession;
 }

@@ -35,6 +35,8 @@ export class OutboundQueue {
   #currentEnd = 0;
   #currentIsBatch = false;
   #currentIsData = false;
+  /** The batch is the connection's output buffer: usable once the 101 left it. */
+  #batchEnabled = false;
   /** Data bytes accepted and not yet taken by the socket. */
   #queuedBytes = 0;
   readonly #pong = new Uint8Array(2 + 125);
@@ -83,6 +85,12 @@ export class OutboundQueue {
     this.#pingPending = false;
     this.blocked = false;
     this.closeSent = false;
+    this.#batchEnabled = false;
+  }
+
+  /** The 101 is written: small frames may be batched in the output buffer from now on. */
+  enableBatch(): void {
+    this.#batchEnabled = true;
   }
 
   /** Whether `frameBytes` more data bytes fit under `cap`. */
@@ -248,7 +256,7 @@ export class OutboundQueue {
 
   /** Small frames may be appended to the batch: it is not being written, nothing is queued. */
   #batchOpen(): boolean {
-    return !this.#currentIsBatch && this.#entryHead === this.#entries.length;
+    return this.#batchEnabled && !this.#currentIsBatch && this.#entryHead === this.#entries.length;
   }
 }
 

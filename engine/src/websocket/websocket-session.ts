@@ -1,4 +1,5 @@
 import { closeCodes } from "./close-codes.ts";
+import type { EncodedMessage } from "./encoded-message.ts";
 import {
   FrameParser,
   frameControl,
@@ -39,6 +40,8 @@ export interface WebSocketContext {
 
 /** The application's side of a WebSocket: the engine calls these. */
 export interface WebSocketHandler {
+  /** The 101 is out: the WebSocket is open (sends made before it went out follow it). */
+  open?(session: WebSocketSession): void;
   /**
    * A whole message. `data` is borrowed: valid until this returns or its promise settles. No
    * further message is read from this client until then.
@@ -84,6 +87,8 @@ export class WebSocketSession {
   #heldEnd = 0;
   #heldEndsMessage = false;
   #paused = false;
+  /** Whether the 101 went out (before it, the connection still speaks HTTP). */
+  #started = false;
   #flushScheduled = false;
   #backpressured = false;
   #lastInboundAt: number;
@@ -115,8 +120,35 @@ export class WebSocketSession {
     this.#assembly = new MessageAssembly(storage.small, context.pool);
     this.#queue = new OutboundQueue(storage.batch);
     this.#lastInboundAt = context.now();
-    context.counters.open++;
-    context.counters.accepted++;
+    // Reads stay paused until the 101 is out (`start`).
+    this.#paused = true;
+    this.#pending = null;
+  }
+
+  /**
+   * The 101 left the output buffer: the session owns the connection from now on. `leftover`
+   * holds frames the client sent right behind its handshake.
+   */
+  start(leftover: Uint8Array | null): void {
+    const counters = this.#context.counters;
+    counters.open++;
+    counters.accepted++;
+    this.#started = true;
+    this.#queue.enableBatch();
+    this.#lastInboundAt = this.#context.now();
+    this.#handler.open?.(this);
+    if (this.#state === stateClosed) return;
+    if (leftover !== null) this.onData(leftover, true);
+    else {
+      this.flush();
+      this.#adjustReading();
+    }
+  }
+
+  /** The upgrade did not happen (the handler failed): nothing is reported, nothing sent. */
+  cancel(): void {
+    this.#state = stateClosed;
+    this.#reported = true;
   }
 
   /** Whether messages may still be sent (no close started by either side). */
@@ -151,9 +183,10 @@ export class WebSocketSession {
     return this.#queued();
   }
 
-  /** Sends a frame encoded once for many (see `encodeMessage`); queued by reference. */
-  sendEncoded(frame: Uint8Array): SendResult {
+  /** Sends a message encoded once for many (`EncodedMessage.of`); queued by reference. */
+  sendEncoded(message: EncodedMessage): SendResult {
     if (this.#state !== stateOpen) return "refused";
+    const frame = message.frame;
     if (!this.#queue.fits(frame.length, this.#limits.maxOutboundBytes)) return this.#refuse();
     this.#queue.pushFrame(frame);
     return this.#queued();
@@ -194,6 +227,7 @@ export class WebSocketSession {
 
   /** Drops the connection at once, without a closing handshake (the close callback gets 1006). */
   terminate(): void {
+    if (this.#state === stateClosed && this.#reported) return;
     this.#state = stateClosed;
     this.#transport.terminate();
   }
@@ -452,7 +486,7 @@ export class WebSocketSession {
   /** Writes what is queued; ends the TCP connection once a final close frame is out. */
   flush(): void {
     this.#flushScheduled = false;
-    if (this.#state === stateClosed) return;
+    if (this.#state === stateClosed || !this.#started) return;
     const queue = this.#queue;
     const written = this.#bytesOut;
     written.bytes = 0;

@@ -71,6 +71,7 @@ export function fakeSession(
     "",
     { small: new Uint8Array(64), batch: new Uint8Array(256) },
   );
+  session.start(null);
   const flush = () => {
     for (const target of scheduled.splice(0)) target.flush();
   };

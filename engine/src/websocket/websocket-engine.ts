@@ -1,0 +1,53 @@
+import type { Limits } from "../limits.ts";
+import type { StatsCounters } from "../stats.ts";
+import { MessageBufferPool } from "./message-buffer-pool.ts";
+import type { WebSocketContext, WebSocketSession } from "./websocket-session.ts";
+
+/**
+ * The engine-wide part of WebSockets: the reserved message buffers, the counters, and one
+ * flush per turn for every session that got sends (a publish to 10,000 members queues a frame
+ * on each and writes each socket once, after the publishing code returns).
+ */
+export class WebSocketEngine implements WebSocketContext {
+  readonly counters;
+  readonly pool: MessageBufferPool;
+  readonly writeStallMs: number;
+  readonly #stats: StatsCounters;
+  readonly #clock: () => number;
+  readonly #dirty: WebSocketSession[] = [];
+  #flushQueued = false;
+  readonly #flushAll = () => {
+    this.#flushQueued = false;
+    const dirty = this.#dirty;
+    // Flushing may schedule more (a drain callback that sends): those run in the same pass.
+    for (let index = 0; index < dirty.length; index++) dirty[index]!.flush();
+    dirty.length = 0;
+  };
+
+  constructor(limits: Limits, stats: StatsCounters, clock: () => number) {
+    this.#stats = stats;
+    this.#clock = clock;
+    this.counters = stats.webSockets;
+    this.writeStallMs = limits.writeStallMs;
+    this.pool = new MessageBufferPool(
+      limits.webSocketMessageBuffers,
+      limits.maxWebSocketMessageBytes,
+      stats.webSockets,
+    );
+  }
+
+  now(): number {
+    return this.#clock();
+  }
+
+  countBytesOut(bytes: number): void {
+    this.#stats.bytesOut += bytes;
+  }
+
+  scheduleFlush(session: WebSocketSession): void {
+    this.#dirty.push(session);
+    if (this.#flushQueued) return;
+    this.#flushQueued = true;
+    queueMicrotask(this.#flushAll);
+  }
+}
