@@ -3,12 +3,19 @@
 // From the engine, for handlers that catch them
 export {
   ClientGoneError,
+  closeCodes,
   defaultLimits,
+  defaultWebSocketLimits,
+  EncodedMessage,
   type EngineStats,
   type Limits,
+  type OutboundPolicy,
   type RequestBody,
   ResponseLimitError,
+  type SendResult,
   StaleExchangeError,
+  type WebSocketLimits,
+  type WebSocketStats,
 } from "corral/engine";
 // The App and routing
 export {
@@ -151,3 +158,18 @@ export { type ServeOptions, type Supervisor, serve } from "./supervisor/serve.ts
 export { escapeHtml } from "./templates/html-escape.ts";
 export { PageTooLargeError, TemplateCompileError } from "./templates/template-errors.ts";
 export { htmlContentType, TemplateSet, type TemplateSetOptions } from "./templates/template-set.ts";
+// WebSockets
+export {
+  type InProcessClose,
+  InProcessWebSocket,
+  type InProcessWebSocketOptions,
+} from "./testing/in-process-websocket.ts";
+export { AppWebSocket } from "./websocket/app-websocket.ts";
+export type { OriginPolicy } from "./websocket/origin-policy.ts";
+export {
+  RedisRoomBridge,
+  type RedisRoomBridgeOptions,
+  type RedisRoomBridgeStats,
+} from "./websocket/redis-room-bridge.ts";
+export { type RoomBridge, type RoomStats, Rooms } from "./websocket/rooms.ts";
+export type { WebSocketRoute } from "./websocket/websocket-route.ts";

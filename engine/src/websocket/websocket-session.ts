@@ -78,6 +78,8 @@ export class WebSocketSession {
   readonly #queue: OutboundQueue;
   /** The selected subprotocol, or "" when none. */
   readonly protocol: string;
+  /** Free for the application: what its handler needs to find its own object for this socket. */
+  data: unknown = undefined;
   #state = stateOpen;
   #pending: Uint8Array | null = null;
   #position = 0;

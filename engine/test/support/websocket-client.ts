@@ -3,9 +3,10 @@ import { clientFrame, readServerFrames, type ServerFrame } from "./websocket-fra
 
 /** A handshake request with a fixed key; `extra` adds header lines. */
 export function handshakeRequest(path = "/", extra: Record<string, string> = {}): string {
-  const lines = Object.entries(extra).map(([name, value]) => `${name}: ${value}\r\n`);
+  const { Host: host = "127.0.0.1", ...others } = extra;
+  const lines = Object.entries(others).map(([name, value]) => `${name}: ${value}\r\n`);
   return (
-    `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+    `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
     `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n${lines.join("")}\r\n`
   );
 }
