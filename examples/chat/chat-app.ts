@@ -7,7 +7,9 @@ import {
   RedisSubscriber,
 } from "corral";
 
-const page = await Bun.file(`${import.meta.dir}/page.html`).text();
+import page from "./page.html" with { type: "text" };
+
+const pageBytes = new TextEncoder().encode(page as unknown as string);
 
 /** The echo route takes messages up to 16 MiB; one byte more is closed with 1009. */
 export const maxEchoMessageBytes = 16 * 1024 * 1024;
@@ -43,8 +45,7 @@ export async function createChatApp(options: { readonly redisUrl?: string } = {}
     },
   });
   app.route("GET", "/", (ctx) => {
-    ctx.response.header("Content-Type", "text/html; charset=utf-8");
-    ctx.response.text(200, page);
+    ctx.response.borrowBody(200, "text/html; charset=utf-8", pageBytes);
   });
   app.ws("/echo", {
     origins: ownOrigin,
