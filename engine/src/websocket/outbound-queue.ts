@@ -22,8 +22,9 @@ export const flushClosed = 2;
  * One client's outbound frames. Small frames are copied into the connection's reserved output
  * buffer (the batch) and leave in one write per turn; larger ones and published frames are
  * queued by reference. Data counts against the route's cap; control frames do not: a pong and
- * a close have their own reserved place and go out at the next frame boundary, ahead of queued
- * data, so they are never dropped or stuck behind it (the uWebSockets bug of PR #1876).
+ * a close have their own reserved place, so they are never dropped (the uWebSockets bug of PR
+ * #1876). A pong goes out at the next frame boundary, ahead of queued data; a close goes after
+ * the data queued before it (which the route's cap bounds), or first when that data is dropped.
  */
 export class OutboundQueue {
   readonly #batch: Buffer;
@@ -144,6 +145,11 @@ export class OutboundQueue {
     this.#queuedBytes += frame.length;
   }
 
+  /** Whether a pong waits to be written. */
+  get pongPending(): boolean {
+    return this.#pongLength > 0;
+  }
+
   /** Answers a ping; a newer ping replaces an unsent pong (RFC 6455 §5.5.3 allows it). */
   pushPong(payload: Uint8Array): void {
     this.#pongLength = writePongFrame(this.#pong, payload);
@@ -154,7 +160,7 @@ export class OutboundQueue {
     this.#pingPending = true;
   }
 
-  /** Queues the close frame (once); data queued after it is never sent (RFC 6455 §5.5.1). */
+  /** Queues the close frame, after the data queued so far; nothing may be queued after it. */
   pushClose(code: number, reason: string): void {
     this.#closeLength = code === 1005 ? 2 : writeCloseFrame(this.#close, code, reason);
     if (code === 1005) {
@@ -210,17 +216,10 @@ export class OutboundQueue {
     this.#currentIsBatch = false;
     this.#currentIsData = false;
     if (this.closeSent) return false;
-    // A pong answers a ping that came before anything we queue now, the close included.
+    // A pong answers a ping that came before anything we queue now.
     if (this.#pongLength > 0) {
       this.#setCurrent(this.#pong, this.#pongLength);
       this.#pongLength = 0;
-      return true;
-    }
-    if (this.#closeLength > 0) {
-      // Nothing follows a close frame: queued data is dropped when the close is queued.
-      this.#setCurrent(this.#close, this.#closeLength);
-      this.#closeLength = 0;
-      this.#pingPending = false;
       return true;
     }
     if (this.#pingPending) {
@@ -245,6 +244,13 @@ export class OutboundQueue {
       return true;
     }
     this.#currentIsData = false;
+    if (this.#closeLength > 0) {
+      // The close follows the data queued before it; nothing is queued after it (the session
+      // refuses sends once closing), so it is the last frame (RFC 6455 §5.5.1).
+      this.#setCurrent(this.#close, this.#closeLength);
+      this.#closeLength = 0;
+      return true;
+    }
     return false;
   }
 

@@ -415,7 +415,11 @@ export class WebSocketSession {
     const parser = this.#parser;
     const opcode = parser.controlOpcode;
     if (opcode === opcodePing) {
-      if (this.#state === stateOpen) this.#queue.pushPong(parser.controlPayload());
+      if (this.#state !== stateOpen) return;
+      // Each ping gets its pong while the socket takes them; only a client that pings faster
+      // than it reads has older pongs replaced (RFC 6455 §5.5.3), so a ping flood costs nothing.
+      if (this.#queue.pongPending) this.flush();
+      this.#queue.pushPong(parser.controlPayload());
       return;
     }
     if (opcode !== opcodeClose) return;
@@ -423,7 +427,6 @@ export class WebSocketSession {
     this.#peerCloseReason = decoder.decode(parser.closeReason());
     if (this.#state === stateOpen) {
       // RFC 6455 §5.5.1: answer with a close echoing the code, then end the TCP connection.
-      this.#queue.dropData();
       this.#queue.pushClose(parser.closeCode, "");
       this.#closeKind ??= "normal";
     } else if (this.#closeKind === null) {
@@ -442,10 +445,7 @@ export class WebSocketSession {
           ? "messageTooBig"
           : "protocolError";
     this.#closeKind ??= kind;
-    if (this.#state === stateOpen) {
-      this.#queue.dropData();
-      this.#queue.pushClose(code, reason);
-    }
+    if (this.#state === stateOpen) this.#queue.pushClose(code, reason);
     this.#state = stateEnding;
     this.#pending = null;
     this.#closeDeadlineAt = this.#context.now() + this.#limits.closeTimeoutMs;
@@ -454,7 +454,8 @@ export class WebSocketSession {
   #startClose(code: number, reason: string, kind: WebSocketCloseKind): void {
     if (this.#state !== stateOpen) return;
     this.#closeKind = kind === "normal" ? null : kind;
-    this.#queue.dropData();
+    // A client that does not read gets its close first: what it did not take is dropped.
+    if (kind === "outboundOverflow") this.#queue.dropData();
     this.#queue.pushClose(code, reason);
     this.#state = stateClosing;
     this.#closeDeadlineAt = this.#context.now() + this.#limits.closeTimeoutMs;
