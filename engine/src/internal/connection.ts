@@ -7,7 +7,7 @@ import type { HeadLimits } from "../parser/request-head.ts";
 import { ClientGoneError } from "../response-errors.ts";
 import type { DeadlineKind, StatsCounters } from "../stats.ts";
 import { closeCodes } from "../websocket/close-codes.ts";
-import type { WebSocketSession } from "../websocket/websocket-session.ts";
+import type { WebSocketSession, WebSocketTransport } from "../websocket/websocket-session.ts";
 import {
   type PendingUpgrade,
   prepareUpgrade,
@@ -52,7 +52,7 @@ const lingerMs = 1000;
  * them: one `pump` runs publish, input, dispatch and output so that each input chunk is answered
  * with one write. Every buffer it uses was reserved at startup.
  */
-export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
+export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost, WebSocketTransport {
   readonly slot: number;
   readonly context: EngineContext;
   readonly limits: Limits;
@@ -740,7 +740,7 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
       this.exchange!,
       options,
       this.context.webSockets,
-      this.socket!,
+      this,
       { small: this.#headBuffer, batch: this.output.buffer },
       this.limits.maxWebSocketMessageBytes,
     );
@@ -784,6 +784,24 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
       return;
     }
     this.webSocket!.onDrain();
+  }
+
+  // The session's transport: the socket, with this slot's bookkeeping on close.
+
+  write(bytes: Uint8Array, offset: number, length: number): number {
+    return this.socket === null ? -1 : this.socket.write(bytes, offset, length);
+  }
+
+  pause(): void {
+    this.#pause();
+  }
+
+  resume(): void {
+    this.#resume();
+  }
+
+  end(): void {
+    this.close();
   }
 
   #endWebSocket(): void {
