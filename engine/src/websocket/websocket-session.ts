@@ -460,6 +460,12 @@ export class WebSocketSession {
     this.#state = stateClosing;
     this.#closeDeadlineAt = this.#context.now() + this.#limits.closeTimeoutMs;
     this.flush();
+    if (kind === "outboundOverflow" && this.#queue.blocked) {
+      // The client is not reading: it cannot read a close either, and waiting for one would
+      // hold what the cap exists to free. Dropped now (Bun keeps such clients; issue #39255).
+      this.terminate();
+      return;
+    }
     this.#adjustReading();
   }
 

@@ -136,6 +136,22 @@ describe("WebSocketSession", () => {
     expect(transport.frames().map((frame) => frame.opcode)).toEqual([2, 10, 2]);
   });
 
+  test("pings from a client that does not read: a newer pong replaces the unsent one", () => {
+    const { handler } = recorder();
+    const { session, transport } = fakeSession(handler);
+    transport.window = 0;
+    session.onData(
+      concatBytes(clientFrame(9, "1"), clientFrame(9, "2"), clientFrame(9, "3")),
+      true,
+    );
+    transport.window = Number.POSITIVE_INFINITY;
+    session.onDrain();
+    expect(summary(transport.frames())).toEqual([
+      [10, "1"],
+      [10, "3"],
+    ]);
+  });
+
   test("pings a quiet peer, drops it when the pong does not come", () => {
     const { events, handler } = recorder();
     const { session, transport, clock, counters } = fakeSession(handler, {
