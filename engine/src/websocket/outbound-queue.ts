@@ -40,7 +40,9 @@ export class OutboundQueue {
   #batchEnabled = false;
   /** Data bytes accepted and not yet taken by the socket. */
   #queuedBytes = 0;
-  readonly #pong = new Uint8Array(2 + 125);
+  /** Two pong buffers: one may be on its way out while the next pong is written into the other. */
+  readonly #pongs = [new Uint8Array(2 + 125), new Uint8Array(2 + 125)] as const;
+  #pong: Uint8Array = this.#pongs[0];
   #pongLength = 0;
   readonly #close = new Uint8Array(2 + 125);
   #closeLength = 0;
@@ -220,6 +222,7 @@ export class OutboundQueue {
     if (this.#pongLength > 0) {
       this.#setCurrent(this.#pong, this.#pongLength);
       this.#pongLength = 0;
+      this.#pong = this.#pong === this.#pongs[0] ? this.#pongs[1] : this.#pongs[0];
       return true;
     }
     if (this.#pingPending) {
