@@ -30,6 +30,10 @@ export interface FrameLimits {
 /** RFC 6455 §5.5: a control frame's payload is at most 125 bytes. */
 export const maxControlPayloadBytes = 125;
 
+/** Runs shorter than this are unmasked bytewise (a word view costs an allocation). */
+const wordUnmaskMinimumBytes = 64;
+const littleEndian = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
 const phaseHeader = 0;
 const phasePayload = 1;
 
@@ -329,8 +333,27 @@ export class FrameParser {
   #unmaskInPlace(bytes: Uint8Array, start: number, length: number): void {
     const mask = this.#mask;
     let offset = this.#maskOffset;
+    let index = start;
     const end = start + length;
-    for (let index = start; index < end; index++) {
+    if (length >= wordUnmaskMinimumBytes && littleEndian) {
+      // Bytewise up to a 4-byte boundary, then 32 bits at a time with the mask rotated to it.
+      while (((bytes.byteOffset + index) & 3) !== 0) {
+        bytes[index] = bytes[index]! ^ mask[offset]!;
+        offset = (offset + 1) & 3;
+        index++;
+      }
+      const words = (end - index) >>> 2;
+      const view = new Uint32Array(bytes.buffer, bytes.byteOffset + index, words);
+      const word =
+        (mask[offset]! |
+          (mask[(offset + 1) & 3]! << 8) |
+          (mask[(offset + 2) & 3]! << 16) |
+          (mask[(offset + 3) & 3]! << 24)) >>>
+        0;
+      for (let at = 0; at < words; at++) view[at] = view[at]! ^ word;
+      index += words * 4;
+    }
+    for (; index < end; index++) {
       bytes[index] = bytes[index]! ^ mask[offset]!;
       offset = (offset + 1) & 3;
     }

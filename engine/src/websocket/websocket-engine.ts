@@ -5,8 +5,9 @@ import type { WebSocketContext, WebSocketSession } from "./websocket-session.ts"
 
 /**
  * The engine-wide part of WebSockets: the reserved message buffers, the counters, and one
- * flush per turn for every session that got sends (a publish to 10,000 members queues a frame
- * on each and writes each socket once, after the publishing code returns).
+ * flush per turn of the event loop for every session that got sends from outside its own input
+ * (a publish to 10,000 members queues a frame on each and writes each socket once, after every
+ * socket event of the turn was handled).
  */
 export class WebSocketEngine implements WebSocketContext {
   readonly counters;
@@ -48,6 +49,8 @@ export class WebSocketEngine implements WebSocketContext {
     this.#dirty.push(session);
     if (this.#flushQueued) return;
     this.#flushQueued = true;
-    queueMicrotask(this.#flushAll);
+    // After every socket event of this turn of the event loop: a member that gets several
+    // publishes in one turn (a busy room) gets them in one write.
+    setImmediate(this.#flushAll);
   }
 }

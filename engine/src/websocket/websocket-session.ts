@@ -356,7 +356,12 @@ export class WebSocketSession {
     const { payloadStart, payloadEnd } = parser;
     if (parser.messageStarted && parser.messageEnded) {
       // The whole message came in this chunk: handed over in place, nothing copied.
-      this.#deliver(bytes.subarray(payloadStart, payloadEnd), parser.messageOpcode === opcodeText);
+      const view = new Uint8Array(
+        bytes.buffer,
+        bytes.byteOffset + payloadStart,
+        payloadEnd - payloadStart,
+      );
+      this.#deliver(view, parser.messageOpcode === opcodeText);
       return;
     }
     if (parser.messageStarted) {
