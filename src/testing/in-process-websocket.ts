@@ -37,6 +37,7 @@ export class InProcessWebSocket {
   #fragments: Uint8Array[] = [];
   #fragmentText = false;
   #ended = false;
+  #closeSent = false;
   readonly closed: Promise<InProcessClose>;
   #resolveClosed: (close: InProcessClose) => void = () => {};
   #close: InProcessClose = { code: 1006, reason: "" };
@@ -56,6 +57,8 @@ export class InProcessWebSocket {
 
   /** Starts the closing handshake. */
   close(code = 1000, reason = ""): void {
+    if (this.#closeSent) return;
+    this.#closeSent = true;
     const text = encoder.encode(reason);
     const payload = new Uint8Array(2 + text.length);
     payload[0] = code >>> 8;
@@ -81,6 +84,12 @@ export class InProcessWebSocket {
     if (opcode === 8) {
       const code = payload.length >= 2 ? (payload[0]! << 8) | payload[1]! : 1005;
       this.#close = { code, reason: decoder.decode(payload.subarray(2)) };
+      // RFC 6455 §5.5.1: a close the client did not start is answered with the same code.
+      if (!this.#closeSent) {
+        const echo = maskedFrame(8, payload.subarray(0, 2));
+        queueMicrotask(() => this.#connection.send(echo));
+      }
+      this.#closeSent = true;
       return;
     }
     if (opcode === 9) {

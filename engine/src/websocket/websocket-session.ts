@@ -12,7 +12,13 @@ import {
 } from "./frame-parser.ts";
 import { MessageAssembly } from "./message-assembly.ts";
 import type { MessageBufferPool } from "./message-buffer-pool.ts";
-import { flushBlocked, flushClosed, OutboundQueue, type OutboundSocket } from "./outbound-queue.ts";
+import {
+  flushBlocked,
+  flushClosed,
+  flushDone,
+  OutboundQueue,
+  type OutboundSocket,
+} from "./outbound-queue.ts";
 import { type SendResult, validateCloseToSend } from "./send-rules.ts";
 import type { WebSocketLimits } from "./websocket-options.ts";
 import type { WebSocketCloseKind, WebSocketCounters } from "./websocket-stats.ts";
@@ -92,6 +98,8 @@ export class WebSocketSession {
   /** Whether the 101 went out (before it, the connection still speaks HTTP). */
   #started = false;
   #flushScheduled = false;
+  #flushing = false;
+  #flushAgain = false;
   #backpressured = false;
   #lastInboundAt: number;
   #pingSentAt = 0;
@@ -501,12 +509,27 @@ export class WebSocketSession {
   flush(): void {
     this.#flushScheduled = false;
     if (this.#state === stateClosed || !this.#started) return;
+    // A write can run the peer's code at once (an in-memory client answering our close): a
+    // flush it starts is done by the flush already under way, never inside it.
+    if (this.#flushing) {
+      this.#flushAgain = true;
+      return;
+    }
     const queue = this.#queue;
     const written = this.#bytesOut;
-    written.bytes = 0;
-    const result = queue.flush(this.#transport, this.#context.now(), written);
-    if (written.bytes > 0) this.#context.countBytesOut(written.bytes);
-    if (result === flushClosed || result === flushBlocked) return;
+    let result: number;
+    this.#flushing = true;
+    try {
+      do {
+        this.#flushAgain = false;
+        written.bytes = 0;
+        result = queue.flush(this.#transport, this.#context.now(), written);
+        if (written.bytes > 0) this.#context.countBytesOut(written.bytes);
+      } while (this.#flushAgain && result === flushDone);
+    } finally {
+      this.#flushing = false;
+    }
+    if (this.#state === stateClosed || result === flushClosed || result === flushBlocked) return;
     if (this.#state === stateEnding && queue.closeSent) {
       // RFC 6455 §7.1.1: the server closes the TCP connection first.
       this.#state = stateClosed;
