@@ -52,6 +52,8 @@ export class WebSocketSwitch implements WebSocketTransport {
   #upgrade: PendingUpgrade | null = null;
   /** Frames that came behind the handshake, kept until the 101 is written. */
   #leftover: Uint8Array | null = null;
+  /** The 101 is not all written yet: the session starts once it is. */
+  #starting = false;
   session: WebSocketSession | null = null;
 
   constructor(host: SwitchHost, headBuffer: Uint8Array) {
@@ -93,8 +95,14 @@ export class WebSocketSwitch implements WebSocketTransport {
     const host = this.#host;
     const draft = host.draft;
     const lines = draft.worker?.headerLines.subarray(0, draft.headerLength);
-    // The room for a whole response head was there at dispatch: the 101 fits.
-    host.output.append(upgrade.head(lines ?? new Uint8Array(0)));
+    const head = upgrade.head(lines ?? new Uint8Array(0));
+    const output = host.output;
+    // Written at once when nothing is ahead of it, so an idle socket never touches its slot's
+    // output buffer; else (or for what the socket did not take) it goes behind the output, which
+    // had room for a whole response head at dispatch.
+    const took = output.pending ? 0 : Math.max(0, host.socket!.write(head, 0, head.length));
+    host.stats.bytesOut += took;
+    if (took < head.length) output.append(took === 0 ? head : head.subarray(took));
     host.stats.countResponse(101);
     this.#leftover = host.input.takeRemaining();
     host.run.requestDone();
@@ -102,6 +110,7 @@ export class WebSocketSwitch implements WebSocketTransport {
     host.deadlineAt = Number.POSITIVE_INFINITY;
     host.context.connectionBusy(host.slot);
     this.session = upgrade.session;
+    this.#starting = true;
     this.onDrain();
     return true;
   }
@@ -113,17 +122,20 @@ export class WebSocketSwitch implements WebSocketTransport {
   /** Writes what is left of the 101, then starts the session; later, tells it of drains. */
   onDrain(): void {
     const host = this.#host;
-    const output = host.output;
-    if (!output.pending) {
+    if (!this.#starting) {
       this.session!.onDrain();
       return;
     }
-    const result = output.writeTo(host.socket!, host.stats, host.context.now);
-    if (result === outputClosed) {
-      host.onClose();
-      return;
+    const output = host.output;
+    if (output.pending) {
+      const result = output.writeTo(host.socket!, host.stats, host.context.now);
+      if (result === outputClosed) {
+        host.onClose();
+        return;
+      }
+      if (result === outputBlocked) return;
     }
-    if (result === outputBlocked) return;
+    this.#starting = false;
     const leftover = this.#leftover;
     this.#leftover = null;
     host.resumeReading();
@@ -140,6 +152,7 @@ export class WebSocketSwitch implements WebSocketTransport {
     this.#upgrade?.session.cancel();
     this.#upgrade = null;
     this.#leftover = null;
+    this.#starting = false;
     const session = this.session;
     if (session === null) return;
     this.session = null;

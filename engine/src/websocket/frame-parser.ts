@@ -34,6 +34,8 @@ export const maxControlPayloadBytes = 125;
 const wordUnmaskMinimumBytes = 64;
 const littleEndian = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 
+const noControlPayload = new Uint8Array(0);
+
 const phaseHeader = 0;
 const phasePayload = 1;
 
@@ -64,7 +66,8 @@ export class FrameParser {
   #fragments = 0;
   readonly #text = new Utf8Validator();
   readonly #reason = new Utf8Validator();
-  readonly #control = new Uint8Array(maxControlPayloadBytes);
+  /** Made at the first control frame with a payload: most sockets never need it. */
+  #control: Uint8Array = noControlPayload;
   #controlLength = 0;
 
   /** Where the last call stopped: the next byte to give. */
@@ -269,7 +272,10 @@ export class FrameParser {
     this.#frameFinal = (first & 0x80) !== 0;
     if (opcode >= opcodeClose) {
       this.#controlLength = 0;
-      return this.frameLength === 0 ? this.#controlDone() : frameNeedMore;
+      if (this.frameLength === 0) return this.#controlDone();
+      if (this.#control === noControlPayload)
+        this.#control = new Uint8Array(maxControlPayloadBytes);
+      return frameNeedMore;
     }
     if (opcode !== opcodeContinuation) {
       this.#messageStartPending = true;

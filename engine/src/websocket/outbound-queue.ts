@@ -41,10 +41,10 @@ export class OutboundQueue {
   /** Data bytes accepted and not yet taken by the socket. */
   #queuedBytes = 0;
   /** Two pong buffers: one may be on its way out while the next pong is written into the other. */
-  readonly #pongs = [new Uint8Array(2 + 125), new Uint8Array(2 + 125)] as const;
-  #pong: Uint8Array = this.#pongs[0];
+  #pongs: readonly [Uint8Array, Uint8Array] | null = null;
+  #pong: Uint8Array = emptyFrame;
   #pongLength = 0;
-  readonly #close = new Uint8Array(2 + 125);
+  #close: Uint8Array = emptyFrame;
   #closeLength = 0;
   #pingPending = false;
   /** Whether the last write left bytes over (the socket is not taking them). */
@@ -154,6 +154,11 @@ export class OutboundQueue {
 
   /** Answers a ping; a newer ping replaces an unsent pong (RFC 6455 §5.5.3 allows it). */
   pushPong(payload: Uint8Array): void {
+    if (this.#pongs === null) {
+      // Made at the first ping: most sockets never get one. The place is theirs from then on.
+      this.#pongs = [new Uint8Array(2 + 125), new Uint8Array(2 + 125)];
+      this.#pong = this.#pongs[0];
+    }
     this.#pongLength = writePongFrame(this.#pong, payload);
   }
 
@@ -164,6 +169,7 @@ export class OutboundQueue {
 
   /** Queues the close frame, after the data queued so far; nothing may be queued after it. */
   pushClose(code: number, reason: string): void {
+    if (this.#close === emptyFrame) this.#close = new Uint8Array(2 + 125);
     this.#closeLength = code === 1005 ? 2 : writeCloseFrame(this.#close, code, reason);
     if (code === 1005) {
       this.#close[0] = 0x88;
@@ -222,7 +228,8 @@ export class OutboundQueue {
     if (this.#pongLength > 0) {
       this.#setCurrent(this.#pong, this.#pongLength);
       this.#pongLength = 0;
-      this.#pong = this.#pong === this.#pongs[0] ? this.#pongs[1] : this.#pongs[0];
+      const pongs = this.#pongs!;
+      this.#pong = this.#pong === pongs[0] ? pongs[1] : pongs[0];
       return true;
     }
     if (this.#pingPending) {

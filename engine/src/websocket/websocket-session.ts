@@ -99,6 +99,7 @@ export class WebSocketSession {
   #started = false;
   #flushScheduled = false;
   #flushing = false;
+  #processing = false;
   #flushAgain = false;
   #backpressured = false;
   #lastInboundAt: number;
@@ -340,6 +341,8 @@ export class WebSocketSession {
 
   #process(): void {
     const parser = this.#parser;
+    // Sends made while this input is handled leave with the flush below, in one write.
+    this.#processing = true;
     while (this.#pending !== null && !this.#handling && !this.#assembly.waiting) {
       const bytes = this.#pending;
       const event = parser.parse(bytes, this.#position, bytes.length);
@@ -355,6 +358,7 @@ export class WebSocketSession {
         this.#pending = null;
       }
     }
+    this.#processing = false;
     this.flush();
     this.#adjustReading();
   }
@@ -500,7 +504,7 @@ export class WebSocketSession {
   // ---- output -------------------------------------------------------------------------------
 
   #scheduleFlush(): void {
-    if (this.#flushScheduled) return;
+    if (this.#flushScheduled || this.#processing) return;
     this.#flushScheduled = true;
     this.#context.scheduleFlush(this);
   }
