@@ -141,9 +141,23 @@ export class OutboundQueue {
     return frameBytes;
   }
 
-  /** Queues a whole encoded frame by reference (a publish: one array for every member). */
+  /**
+   * Queues a whole encoded frame (a publish: one array for every member). A small one is copied
+   * into the batch when it fits, so a member of a busy room gets a turn's messages in one write;
+   * a larger one is queued by reference.
+   */
   pushFrame(frame: Uint8Array): void {
-    this.#entries.push(frame);
+    const at = this.#batchLength;
+    if (
+      frame.length <= batchedFrameMaxBytes &&
+      this.#batchOpen() &&
+      at + frame.length <= this.#batch.length
+    ) {
+      this.#batch.set(frame, at);
+      this.#batchLength = at + frame.length;
+    } else {
+      this.#entries.push(frame);
+    }
     this.#queuedBytes += frame.length;
   }
 
@@ -277,3 +291,5 @@ export class OutboundQueue {
 }
 
 const emptyFrame = new Uint8Array(0);
+/** Published frames up to this size are copied into the batch rather than written apart. */
+const batchedFrameMaxBytes = 2048;
