@@ -31,7 +31,7 @@ export interface FrameLimits {
 export const maxControlPayloadBytes = 125;
 
 /** Runs shorter than this are unmasked bytewise (a word view costs an allocation). */
-const wordUnmaskMinimumBytes = 64;
+const wordUnmaskMinimumBytes = 1024;
 const littleEndian = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 
 const noControlPayload = new Uint8Array(0);

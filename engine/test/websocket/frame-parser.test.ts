@@ -229,7 +229,7 @@ describe("FrameParser", () => {
 });
 
 test("long payloads unmask correctly at every alignment and mask phase (the 32-bit path)", () => {
-  const payload = Uint8Array.from({ length: 300 }, (_, index) => (index * 7 + 3) & 0xff);
+  const payload = Uint8Array.from({ length: 3000 }, (_, index) => (index * 7 + 3) & 0xff);
   for (let lead = 0; lead < 4; lead++) {
     for (const cut of [0, 1, 2, 3, 5, 77]) {
       // The frame shifted in its buffer so the payload starts at each alignment (a fresh copy
@@ -237,7 +237,11 @@ test("long payloads unmask correctly at every alignment and mask phase (the 32-b
       const frame = clientFrame(2, payload, { mask: [0x11, 0x22, 0x33, 0x44] });
       const shifted = new Uint8Array(frame.length + lead);
       shifted.set(frame, lead);
-      const parser = new FrameParser(limits);
+      const parser = new FrameParser({
+        maxMessageBytes: 4096,
+        maxFrameBytes: 4096,
+        maxFragments: 1,
+      });
       const collected: number[] = [];
       const pieces = [shifted.subarray(lead, lead + 8 + cut), shifted.subarray(lead + 8 + cut)];
       for (const piece of pieces) {
