@@ -4,6 +4,7 @@ import { RawClient } from "../../engine/test/support/raw-client.ts";
 import { describeFrame, RawWebSocket } from "../../engine/test/support/websocket-client.ts";
 import { clientFrame } from "../../engine/test/support/websocket-frames.ts";
 import { listenQuietly } from "../support/listen-quietly.ts";
+import { openMember, until, type WebSocketMember } from "../support/websocket-member.ts";
 
 // Each hostile client runs beside a side member that must keep being served.
 
@@ -23,29 +24,19 @@ function roomApp(limits: Partial<WebSocketLimits>, appLimits = {}) {
   });
 }
 
-/** A member on Bun's WebSocket client that counts what it receives. */
-async function sideMember(port: number) {
-  const socket = new WebSocket(`ws://127.0.0.1:${port}/room`);
-  socket.binaryType = "arraybuffer";
-  const received: unknown[] = [];
-  socket.addEventListener("message", (event) => received.push(event.data));
-  await new Promise((resolve, reject) => {
-    socket.addEventListener("open", resolve);
-    socket.addEventListener("error", reject);
-  });
-  return { socket, received };
-}
+const sideMember = (port: number) => openMember(`ws://127.0.0.1:${port}/room`);
 
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
+/** Publishes `count` messages of `payload` to the room, letting the sockets write between them. */
+async function broadcast(app: App<object>, count: number, payload: Uint8Array) {
+  await until(() => app.rooms.size("room") === 2, "both members");
+  for (let index = 0; index < count; index++) {
+    app.rooms.publish("room", payload);
+    await Bun.sleep(0);
   }
 }
 
 /** The side member still gets an echo. */
-async function echoes(member: { socket: WebSocket; received: unknown[] }, text: string) {
+async function echoes(member: WebSocketMember, text: string) {
   const before = member.received.length;
   member.socket.send(text);
   await until(() => member.received.length > before, "the side member's echo");
@@ -57,13 +48,7 @@ test("a member that never reads during a broadcast is closed at its cap; the oth
   const hostile = await RawWebSocket.open(app.port, "/room");
   hostile.raw.stopReading();
   const side = await sideMember(app.port);
-  await until(() => app.rooms.size("room") === 2, "both members");
-  const payload = new Uint8Array(64 * 1024).fill(1);
-  for (let index = 0; index < 200; index++) {
-    app.rooms.publish("room", payload);
-    // Let the sockets write between publishes, as a live server would between messages.
-    await Bun.sleep(0);
-  }
+  await broadcast(app, 200, new Uint8Array(64 * 1024).fill(1));
   await until(() => side.received.length === 200, "200 messages on the side member");
   await hostile.waitClosed();
   await until(() => app.rooms.size("room") === 1, "the hostile member's close");
@@ -83,12 +68,7 @@ test("under the 'drop' policy a non-reader keeps its socket and its messages are
   const hostile = await RawWebSocket.open(app.port, "/room");
   hostile.raw.stopReading();
   const side = await sideMember(app.port);
-  await until(() => app.rooms.size("room") === 2, "both members");
-  const payload = new Uint8Array(64 * 1024).fill(2);
-  for (let index = 0; index < 200; index++) {
-    app.rooms.publish("room", payload);
-    await Bun.sleep(0);
-  }
+  await broadcast(app, 200, new Uint8Array(64 * 1024).fill(2));
   await until(() => side.received.length === 200, "200 messages on the side member");
   const stats = app.stats().webSockets;
   expect([stats.sendsDropped > 0, stats.sendsDropped === stats.sendsRefused, stats.open]).toEqual([

@@ -7,36 +7,16 @@ import {
   RawWebSocket,
 } from "../../engine/test/support/websocket-client.ts";
 import { clientFrame } from "../../engine/test/support/websocket-frames.ts";
+import { openMember, until } from "../support/websocket-member.ts";
 import { type RunningExample, startExample } from "./support/start-example.ts";
+
+const bunClient = (path: string) => openMember(`ws://127.0.0.1:${chat.port}${path}`);
 
 let chat: RunningExample;
 beforeAll(async () => {
   chat = await startExample("chat");
 });
 afterAll(() => chat[Symbol.asyncDispose]());
-
-/** Opens Bun's own WebSocket client and waits for it to open. */
-async function bunClient(path: string): Promise<{ socket: WebSocket; messages: unknown[] }> {
-  const socket = new WebSocket(`ws://127.0.0.1:${chat.port}${path}`);
-  socket.binaryType = "arraybuffer";
-  const messages: unknown[] = [];
-  socket.addEventListener("message", (event) =>
-    messages.push(typeof event.data === "string" ? event.data : new Uint8Array(event.data)),
-  );
-  await new Promise((resolve, reject) => {
-    socket.addEventListener("open", resolve);
-    socket.addEventListener("error", reject);
-  });
-  return { socket, messages };
-}
-
-async function until(condition: () => boolean, what: string) {
-  const deadline = Date.now() + 5000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
 
 async function handshakeStatus(path: string, origin?: string): Promise<number> {
   const raw = await RawClient.connect(chat.port);
@@ -50,7 +30,7 @@ async function handshakeStatus(path: string, origin?: string): Promise<number> {
 
 describe("chat example", () => {
   test("/echo with Bun's WebSocket: text as text, binary as binary, in order", async () => {
-    const { socket, messages } = await bunClient("/echo");
+    const { socket, received: messages } = await bunClient("/echo");
     socket.send("hello");
     socket.send(new Uint8Array([0, 1, 2, 255]));
     socket.send("é😀");
@@ -130,8 +110,8 @@ asyncio.run(main())
     const elsewhere = await bunClient("/chat?room=blue");
     first.socket.send("hi all");
     second.socket.send("hello");
-    await until(() => first.messages.length === 2 && second.messages.length === 2, "deliveries");
-    expect([first.messages, second.messages, elsewhere.messages]).toEqual([
+    await until(() => first.received.length === 2 && second.received.length === 2, "deliveries");
+    expect([first.received, second.received, elsewhere.received]).toEqual([
       ["hi all", "hello"],
       ["hi all", "hello"],
       [],
