@@ -59,6 +59,12 @@ describe("chat example", () => {
     socket.sendBytes(header);
     await socket.waitClosed();
     expect(socket.frames().map(describeFrame)).toEqual([[8, 1009, "frame over maxFrameBytes"]]);
+    // A side member is served as before.
+    const side = await bunClient("/echo");
+    side.socket.send("still echoing");
+    await until(() => side.received.length === 1, "the side member's echo");
+    expect(side.received).toEqual(["still echoing"]);
+    side.socket.close();
   });
 
   test("/echo with Debian's python3-websockets", async () => {

@@ -189,3 +189,44 @@ describe("WebSocketSession", () => {
     ]);
   });
 });
+
+describe("WebSocketSession deadlines", () => {
+  test("a client that sends nothing for idleTimeoutMs is closed with 1001; idle counted", () => {
+    const { events, handler } = recorder();
+    const { session, transport, clock, counters } = fakeSession(handler, {
+      idleTimeoutMs: 100,
+      pingIntervalMs: 0,
+    });
+    session.checkDeadlines(99);
+    expect(transport.frames()).toEqual([]);
+    clock.now = 100;
+    session.checkDeadlines(100);
+    expect(summary(transport.frames())).toEqual([[8, 1001, "idle timeout"]]);
+    session.onData(clientFrame(8, closePayload(1001)), true);
+    expect(transport.ended).toBe(true);
+    session.onClose();
+    expect([events, counters.closes.idle]).toEqual([[{ close: 1001, reason: "" }], 1]);
+  });
+
+  test("a client that does not answer our close within closeTimeoutMs is dropped", () => {
+    const { events, handler } = recorder();
+    const { session, transport, clock, counters } = fakeSession(handler, { closeTimeoutMs: 50 });
+    session.close(4000, "bye");
+    expect(summary(transport.frames())).toEqual([[8, 4000, "bye"]]);
+    session.checkDeadlines(49);
+    expect(transport.terminated).toBe(false);
+    clock.now = 50;
+    session.checkDeadlines(50);
+    expect(transport.terminated).toBe(true);
+    session.onClose();
+    expect([events, counters.closes.closeTimeout]).toEqual([[{ close: 1006, reason: "" }], 1]);
+  });
+
+  test("close codes an application may not send are a TypeError", () => {
+    const { handler } = recorder();
+    const { session } = fakeSession(handler);
+    expect(() => session.close(1005)).toThrow(TypeError);
+    expect(() => session.close(1000, "x".repeat(124))).toThrow("at most 123 bytes");
+    expect(session.open).toBe(true);
+  });
+});
