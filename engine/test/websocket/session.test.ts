@@ -230,3 +230,18 @@ describe("WebSocketSession deadlines", () => {
     expect(session.open).toBe(true);
   });
 });
+
+test("send says queued, then backpressured while the client does not read; drain follows", () => {
+  const { events, handler } = recorder();
+  const { session, transport, flush } = fakeSession(handler, { maxOutboundBytes: 100_000 });
+  transport.window = 0;
+  expect(session.send(new Uint8Array(2000))).toBe("queued");
+  flush();
+  expect([session.send(new Uint8Array(2000)), session.bufferedBytes]).toEqual([
+    "backpressured",
+    4008,
+  ]);
+  transport.window = Number.POSITIVE_INFINITY;
+  session.onDrain();
+  expect([events, session.bufferedBytes, transport.frames().length]).toEqual([["drain"], 0, 2]);
+});
