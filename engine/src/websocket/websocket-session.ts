@@ -1,63 +1,20 @@
 import { closeCodes } from "./close-codes.ts";
 import type { EncodedMessage } from "./encoded-message.ts";
 import {
-  FrameParser,
-  frameControl,
-  frameData,
-  frameError,
+  type FrameParser,
   opcodeBinary,
   opcodeClose,
   opcodePing,
   opcodeText,
 } from "./frame-parser.ts";
-import { MessageAssembly } from "./message-assembly.ts";
-import type { MessageBufferPool } from "./message-buffer-pool.ts";
-import {
-  flushBlocked,
-  flushClosed,
-  flushDone,
-  OutboundQueue,
-  type OutboundSocket,
-} from "./outbound-queue.ts";
+import { type InboundHost, InboundReader } from "./inbound-reader.ts";
+import { flushBlocked, flushClosed, flushDone, OutboundQueue } from "./outbound-queue.ts";
 import { type SendResult, validateCloseToSend } from "./send-rules.ts";
+import type { WebSocketContext, WebSocketHandler, WebSocketTransport } from "./websocket-host.ts";
 import type { WebSocketLimits } from "./websocket-options.ts";
-import type { WebSocketCloseKind, WebSocketCounters } from "./websocket-stats.ts";
+import type { WebSocketCloseKind } from "./websocket-stats.ts";
 
-/** What a session needs of its socket (Bun's TCP socket or the in-memory one). */
-export interface WebSocketTransport extends OutboundSocket {
-  pause(): void;
-  resume(): void;
-  end(): void;
-  terminate(): void;
-}
-
-/** The engine-wide services every session shares. */
-export interface WebSocketContext {
-  readonly counters: WebSocketCounters;
-  readonly pool: MessageBufferPool;
-  readonly writeStallMs: number;
-  /** Coarse monotonic milliseconds, advanced by the sweep. */
-  now(): number;
-  /** Counts bytes the sockets took. */
-  countBytesOut(bytes: number): void;
-  /** Flushes the session at the end of this turn (once, however many sends it got). */
-  scheduleFlush(session: WebSocketSession): void;
-}
-
-/** The application's side of a WebSocket: the engine calls these. */
-export interface WebSocketHandler {
-  /** The 101 is out: the WebSocket is open (sends made before it went out follow it). */
-  open?(session: WebSocketSession): void;
-  /**
-   * A whole message. `data` is borrowed: valid until this returns or its promise settles. No
-   * further message is read from this client until then.
-   */
-  message(session: WebSocketSession, data: Uint8Array, isText: boolean): void | Promise<void>;
-  /** The queue went empty after a send was backpressured. */
-  drain?(session: WebSocketSession): void;
-  /** The connection is gone; called exactly once. `code` is 1006 when no close frame came. */
-  close(session: WebSocketSession, code: number, reason: string): void;
-}
+export type { WebSocketContext, WebSocketHandler, WebSocketTransport };
 
 const stateOpen = 0;
 /** We sent (or queued) a close and wait for the peer's. */
@@ -79,27 +36,18 @@ export class WebSocketSession {
   readonly #context: WebSocketContext;
   readonly #handler: WebSocketHandler;
   readonly #limits: WebSocketLimits;
-  readonly #parser: FrameParser;
-  readonly #assembly: MessageAssembly;
+  readonly #reader: InboundReader;
   readonly #queue: OutboundQueue;
   /** The selected subprotocol, or "" when none. */
   readonly protocol: string;
   /** Free for the application: what its handler needs to find its own object for this socket. */
   data: unknown = undefined;
   #state = stateOpen;
-  #pending: Uint8Array | null = null;
-  #position = 0;
-  #handling = false;
-  /** A payload run kept in the pending chunk while the assembly waits for a buffer. */
-  #heldStart = 0;
-  #heldEnd = 0;
-  #heldEndsMessage = false;
   #paused = false;
   /** Whether the 101 went out (before it, the connection still speaks HTTP). */
   #started = false;
   #flushScheduled = false;
   #flushing = false;
-  #processing = false;
   #flushAgain = false;
   #backpressured = false;
   #lastInboundAt: number;
@@ -111,8 +59,6 @@ export class WebSocketSession {
   #reported = false;
   #peerCloseReason = "";
   readonly #bytesOut = { bytes: 0 };
-  readonly #onSettled = () => this.#messageHandled();
-  readonly #onFailed = (error: unknown) => this.#messageFailed(error);
 
   constructor(
     transport: WebSocketTransport,
@@ -127,13 +73,11 @@ export class WebSocketSession {
     this.#handler = handler;
     this.#limits = limits;
     this.protocol = protocol;
-    this.#parser = new FrameParser(limits);
-    this.#assembly = new MessageAssembly(storage.small, context.pool);
+    this.#reader = new InboundReader(this.#inbound, limits, storage.small, context.pool);
     this.#queue = new OutboundQueue(storage.batch);
     this.#lastInboundAt = context.now();
     // Reads stay paused until the 101 is out (`start`).
     this.#paused = true;
-    this.#pending = null;
   }
 
   /**
@@ -250,19 +194,7 @@ export class WebSocketSession {
     if (this.#state === stateClosed) return;
     this.#lastInboundAt = this.#context.now();
     this.#pingSentAt = 0;
-    const bytes = owned ? chunk : chunk.slice();
-    if (this.#pending !== null) {
-      // Bun delivered once more after pause(): keep both, in order.
-      const rest = this.#pending.subarray(this.#position);
-      const joined = new Uint8Array(rest.length + bytes.length);
-      joined.set(rest, 0);
-      joined.set(bytes, rest.length);
-      this.#pending = joined;
-    } else {
-      this.#pending = bytes;
-    }
-    this.#position = 0;
-    this.#process();
+    this.#reader.receive(chunk, owned);
   }
 
   /** The socket can take more. */
@@ -279,8 +211,7 @@ export class WebSocketSession {
     const counters = this.#context.counters;
     counters.open--;
     counters.closes[kind]++;
-    this.#assembly.clear();
-    this.#pending = null;
+    this.#reader.clear();
     this.#queue.reset();
     const peerClosed = this.#peerCloseCode !== closeCodes.abnormal;
     this.#handler.close(
@@ -288,18 +219,6 @@ export class WebSocketSession {
       peerClosed ? this.#peerCloseCode : closeCodes.abnormal,
       peerClosed ? this.#peerCloseReason : "",
     );
-  }
-
-  /** A pool buffer for the message waiting on one. */
-  bufferGranted(buffer: Uint8Array): void {
-    this.#assembly.granted(buffer);
-    if (this.#state === stateClosed) {
-      this.#assembly.clear();
-      return;
-    }
-    this.#assembly.append(this.#pending!, this.#heldStart, this.#heldEnd, this);
-    if (this.#heldEndsMessage) this.#deliverAssembled();
-    this.#process();
   }
 
   /** Called by the engine's sweep: the route's deadlines and the write stall. */
@@ -337,99 +256,33 @@ export class WebSocketSession {
     }
   }
 
-  // ---- input --------------------------------------------------------------------------------
+  // ---- input (the reader's calls) ------------------------------------------------------------
 
-  #process(): void {
-    const parser = this.#parser;
-    // Sends made while this input is handled leave with the flush below, in one write.
-    this.#processing = true;
-    while (this.#pending !== null && !this.#handling && !this.#assembly.waiting) {
-      const bytes = this.#pending;
-      const event = parser.parse(bytes, this.#position, bytes.length);
-      this.#position = parser.position;
-      if (event === frameData) {
-        if (this.#state !== stateOpen) continue;
-        this.#dataRun(bytes);
-      } else if (event === frameControl) {
-        this.#control();
-      } else if (event === frameError) {
-        this.#fail(parser.closeCode, parser.errorReason);
-      } else {
-        this.#pending = null;
-      }
-    }
-    this.#processing = false;
-    this.flush();
-    this.#adjustReading();
-  }
-
-  #dataRun(bytes: Uint8Array): void {
-    const parser = this.#parser;
-    const { payloadStart, payloadEnd } = parser;
-    if (parser.messageStarted && parser.messageEnded) {
-      // The whole message came in this chunk: handed over in place, nothing copied.
-      const view = new Uint8Array(
-        bytes.buffer,
-        bytes.byteOffset + payloadStart,
-        payloadEnd - payloadStart,
-      );
-      this.#deliver(view, parser.messageOpcode === opcodeText);
-      return;
-    }
-    if (parser.messageStarted) {
+  readonly #inbound: InboundHost = {
+    acceptsMessages: () => this.#state === stateOpen,
+    message: (data, isText) => {
+      this.#context.counters.messagesIn++;
+      return this.#handler.message(this, data, isText);
+    },
+    control: (parser) => this.#control(parser),
+    protocolError: (code, reason) => this.#fail(code, reason),
+    messageFailed: () => {
+      // RFC 6455 §7.4.1: 1011, the server met a condition that kept it from the request.
+      this.#startClose(closeCodes.internalError, "", "normal");
+    },
+    messageStarted: () => {
       this.#messageDeadlineAt = this.#context.now() + this.#limits.messageDeadlineMs;
-    }
-    if (!this.#assembly.append(bytes, payloadStart, payloadEnd, this)) {
-      this.#heldStart = payloadStart;
-      this.#heldEnd = payloadEnd;
-      this.#heldEndsMessage = parser.messageEnded;
-      return;
-    }
-    if (parser.messageEnded) this.#deliverAssembled();
-  }
-
-  #deliverAssembled(): void {
-    this.#messageDeadlineAt = Number.POSITIVE_INFINITY;
-    this.#deliver(this.#assembly.message(), this.#parser.messageOpcode === opcodeText);
-  }
-
-  #deliver(data: Uint8Array, isText: boolean): void {
-    this.#context.counters.messagesIn++;
-    this.#handling = true;
-    let result: void | Promise<void>;
-    try {
-      result = this.#handler.message(this, data, isText);
-    } catch (error) {
-      this.#messageFailed(error);
-      return;
-    }
-    if (result instanceof Promise) {
+    },
+    messageAssembled: () => {
+      this.#messageDeadlineAt = Number.POSITIVE_INFINITY;
+    },
+    inputDone: () => {
+      this.flush();
       this.#adjustReading();
-      result.then(this.#onSettled, this.#onFailed);
-      return;
-    }
-    this.#messageDone();
-  }
+    },
+  };
 
-  #messageDone(): void {
-    this.#handling = false;
-    this.#assembly.clear();
-  }
-
-  #messageHandled(): void {
-    this.#messageDone();
-    this.#process();
-  }
-
-  #messageFailed(_error: unknown): void {
-    this.#messageDone();
-    // RFC 6455 §7.4.1: 1011, the server met a condition that kept it from the request.
-    this.#startClose(closeCodes.internalError, "", "normal");
-    this.#process();
-  }
-
-  #control(): void {
-    const parser = this.#parser;
+  #control(parser: FrameParser): void {
     const opcode = parser.controlOpcode;
     if (opcode === opcodePing) {
       if (this.#state !== stateOpen) return;
@@ -450,7 +303,7 @@ export class WebSocketSession {
       this.#closeKind = "normal";
     }
     this.#state = stateEnding;
-    this.#pending = null;
+    this.#reader.stop();
   }
 
   /** Fails the connection (RFC 6455 §7.1.7): our close frame, then the TCP connection ends. */
@@ -464,7 +317,7 @@ export class WebSocketSession {
     this.#closeKind ??= kind;
     if (this.#state === stateOpen) this.#queue.pushClose(code, reason);
     this.#state = stateEnding;
-    this.#pending = null;
+    this.#reader.stop();
     this.#closeDeadlineAt = this.#context.now() + this.#limits.closeTimeoutMs;
   }
 
@@ -492,9 +345,7 @@ export class WebSocketSession {
   }
 
   #adjustReading(): void {
-    const paused =
-      this.#state !== stateClosed &&
-      (this.#handling || this.#assembly.waiting || this.#pending !== null);
+    const paused = this.#state !== stateClosed && this.#reader.busy;
     if (paused === this.#paused) return;
     this.#paused = paused;
     if (paused) this.#transport.pause();
@@ -504,7 +355,8 @@ export class WebSocketSession {
   // ---- output -------------------------------------------------------------------------------
 
   #scheduleFlush(): void {
-    if (this.#flushScheduled || this.#processing) return;
+    // Sends made while input is handled leave with the flush that ends the pass.
+    if (this.#flushScheduled || this.#reader.processing) return;
     this.#flushScheduled = true;
     this.#context.scheduleFlush(this);
   }
