@@ -33,9 +33,13 @@ const releasedChunkMinimumBytes = 16 * 1024;
  * Frees a chunk's memory now instead of at the next garbage collection: detaching its buffer
  * releases the backing store at once (views of it read as empty from then on). Socket chunks
  * arrive at input speed, and left to the collector they pushed the resident set of a busy server
- * hundreds of MiB past its budget before it ran.
+ * hundreds of MiB past its budget before it ran. Also for a chunk that arrives for a socket the
+ * engine already let go of: Bun still reads (up to 512 KiB at a time) what a closing client sent.
+ *
+ * @example
+ * releaseChunk(chunk); // chunk.length is 0 from now on, when it was large enough to free
  */
-function releaseChunk(chunk: Uint8Array): void {
+export function releaseChunk(chunk: Uint8Array): void {
   // Small chunks (a request or a few) are cheap young garbage; detaching them would cost more.
   // `byteLength` of the view, not of `chunk.buffer`: reading `.buffer` makes JavaScriptCore
   // materialise an ArrayBuffer object for a small typed array, which cost 15% of a request.
@@ -74,6 +78,10 @@ export class RequestInput {
   /** The chunk the last streamed piece was borrowed from: freed when the next piece is asked. */
   #lent: Uint8Array | null = null;
   #lentOwned = false;
+  /** Whether `#chunk` is the head buffer holding parked bytes (a body is copied, never borrowed). */
+  #parked = false;
+  /** Whether input is dropped as it arrives: the connection takes no more requests. */
+  #dropping = false;
   /** Whether a streamed chunked body has read its last chunk and trailer section. */
   #chunkedDone = false;
   #bodyChunked = false;
@@ -90,6 +98,7 @@ export class RequestInput {
    * runs holds a stale exchange, whose members throw; views it kept of a freed chunk read empty.
    */
   discard(): void {
+    this.#dropping = false;
     this.#retire(false);
     this.requestEnded();
     this.headStarted = false;
@@ -130,6 +139,7 @@ export class RequestInput {
     const chunk = this.#chunk;
     if (chunk === null) return;
     this.#chunk = null;
+    this.#parked = false;
     const inUse = this.#chunkInUse;
     this.#chunkInUse = false;
     if (!this.#chunkOwned) return;
@@ -150,10 +160,15 @@ export class RequestInput {
    * happens only for the chunk already on its way when the connection paused reading.
    */
   receive(chunk: Uint8Array, owned: boolean): boolean {
+    if (this.#dropping) {
+      if (owned) releaseChunk(chunk);
+      return true;
+    }
     if (!this.pending) {
       this.#retire(true);
       this.#chunk = chunk;
       this.#chunkOwned = owned;
+      this.#parked = false;
       this.#start = 0;
       this.#end = chunk.length;
       return true;
@@ -166,9 +181,53 @@ export class RequestInput {
     if (owned) releaseChunk(chunk);
     this.#chunk = joined;
     this.#chunkOwned = true;
+    this.#parked = false;
     this.#start = 0;
     this.#end = joined.length;
     return false;
+  }
+
+  /**
+   * Moves the bytes still to be read into the slot's head buffer and frees the socket chunk
+   * they came in, for a connection that stops reading for a while between two requests (its
+   * client does not read its answers). Bun reads up to 512 KiB at a time, so a pipelining
+   * client left alone would keep that much outside the reservation for as long as it stalls.
+   * Returns false, moving nothing, when the bytes are more than the head buffer holds; does
+   * nothing while a request in progress points into the chunk or the head buffer.
+   * `pendingOutput` is the output segment still to be written, which may be in the chunk.
+   */
+  park(pendingOutput: Uint8Array | null): boolean {
+    if (!this.pending || this.#parked || this.headStarted || this.#chunkInUse) return true;
+    const length = this.#end - this.#start;
+    const headBuffer = this.#headBuffer;
+    if (length > headBuffer.length) return false;
+    const chunk = this.#chunk!;
+    headBuffer.set(chunk.subarray(this.#start, this.#end), 0);
+    if (this.#chunkOwned && !sharesMemory(chunk, pendingOutput) && chunk !== this.#lent) {
+      releaseChunk(chunk);
+    }
+    this.#chunk = headBuffer;
+    this.#chunkOwned = false;
+    this.#parked = true;
+    this.#start = 0;
+    this.#end = length;
+    return true;
+  }
+
+  /**
+   * Drops the bytes still to be read, and every chunk that arrives from now on, until the next
+   * `discard`: the connection will take no more requests from this client.
+   */
+  dropPending(pendingOutput: Uint8Array | null): void {
+    const chunk = this.#chunk;
+    if (chunk !== null && !this.#chunkInUse) {
+      this.#chunk = null;
+      if (this.#chunkOwned && !sharesMemory(chunk, pendingOutput) && chunk !== this.#lent) {
+        releaseChunk(chunk);
+      }
+    }
+    this.#start = this.#end;
+    this.#dropping = true;
   }
 
   /**
@@ -308,8 +367,9 @@ export class RequestInput {
     const length = this.#bodyLength;
     if (length === 0) return inputComplete;
     if (available === 0) return inputIncomplete;
-    if (this.#bodyReceived === 0 && available >= length) {
-      // The whole body is in one socket chunk, which Bun never reuses: borrow it.
+    if (this.#bodyReceived === 0 && available >= length && !this.#parked) {
+      // The whole body is in one socket chunk, which Bun never reuses: borrow it. Not from the
+      // head buffer, which the next parked bytes overwrite: a response may still borrow it.
       this.body = chunk!.subarray(this.#start, this.#start + length);
       this.#chunkInUse = true;
       this.#start += length;
