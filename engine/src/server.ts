@@ -7,6 +7,7 @@ import { buildErrorResponses, cannedServerFullResponse } from "./internal/error-
 import { FreeList } from "./internal/free-list.ts";
 import { CachedDateHeader } from "./internal/http-date.ts";
 import { MemorySocket } from "./internal/memory-socket.ts";
+import { releaseChunk } from "./internal/request-input.ts";
 import { SlotQueue } from "./internal/slot-queue.ts";
 import { type WorkerSlot, WorkerTable } from "./internal/worker-table.ts";
 import { YoungCollection } from "./internal/young-collection.ts";
@@ -300,6 +301,7 @@ export function createEngine(options: EngineOptions): Engine {
           data(socket: Socket<number>, chunk: Uint8Array) {
             const slot = socket.data;
             if (slot >= 0) connections[slot]!.onData(chunk, true);
+            else releaseChunk(chunk);
           },
           drain(socket: Socket<number>) {
             const slot = socket.data;

@@ -27,6 +27,11 @@ export interface EngineStats {
   readonly blockedOutputCloses: number;
   /** Idle connections closed to admit a new one when every slot was taken. */
   readonly idleConnectionsReclaimed: number;
+  /**
+   * Connections whose client stopped reading answers while it had pipelined more requests than
+   * the head buffer holds: those unread requests were dropped and the connection closes.
+   */
+  readonly pipelinedInputDrops: number;
   /** Requests whose head was parsed completely. */
   readonly requests: number;
   /** Responses sent, by status class. */
@@ -70,6 +75,7 @@ export class StatsCounters {
   workersHeldByBlockedOutput = 0;
   blockedOutputCloses = 0;
   idleConnectionsReclaimed = 0;
+  pipelinedInputDrops = 0;
   requests = 0;
   readonly responses = new Float64Array(6);
   bytesIn = 0;
@@ -115,6 +121,7 @@ export class StatsCounters {
       workersHeldByBlockedOutput: this.workersHeldByBlockedOutput,
       blockedOutputCloses: this.blockedOutputCloses,
       idleConnectionsReclaimed: this.idleConnectionsReclaimed,
+      pipelinedInputDrops: this.pipelinedInputDrops,
       requests: this.requests,
       responses: {
         "1xx": responses[1]!,

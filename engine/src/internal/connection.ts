@@ -13,7 +13,7 @@ import { errorResponseMaxBytes } from "./error-responses.ts";
 import type { ExchangeHost } from "./exchange-host.ts";
 import { OutputChannel, outputBlocked, outputClosed } from "./output-channel.ts";
 import { PeerAddress } from "./peer-address.ts";
-import { inputComplete, inputIncomplete, RequestInput } from "./request-input.ts";
+import { inputComplete, inputIncomplete, RequestInput, releaseChunk } from "./request-input.ts";
 import { ResponseDraft } from "./response-draft.ts";
 import { StreamFraming, type StreamHost } from "./stream-framing.ts";
 import { StreamedBody, type StreamedBodyHost } from "./streamed-body.ts";
@@ -174,7 +174,10 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
    */
   onData(chunk: Uint8Array, owned: boolean): void {
     this.stats.bytesIn += chunk.length;
-    if (this.state === stateClosing || this.state === stateClosed) return;
+    if (this.state === stateClosing || this.state === stateClosed) {
+      if (owned) releaseChunk(chunk);
+      return;
+    }
     this.input.receive(chunk, owned);
     if (this.upload.waiting) this.upload.supply();
     this.pump();
@@ -294,6 +297,7 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
     const state = this.state;
     if (this.input.pending || state === stateWaitingWorker) {
       this.#pause();
+      if (this.output.blocked && state === stateReadingHead) this.#parkInput();
     } else if (state === stateReadingHead || state === stateReadingBody) {
       this.#resume();
       if (this.idle) this.context.connectionIdle(this.slot);
@@ -302,6 +306,19 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
       if (this.upload.waiting) this.#resume();
       else this.#pause();
     }
+  }
+
+  /**
+   * The client reads no answers, so the requests it pipelined wait: they are kept in the head
+   * buffer, or, when more than it holds, dropped and the connection closes once its answers are
+   * written (RFC 9112 §9.3.2: a client retries pipelined requests left unanswered).
+   */
+  #parkInput(): void {
+    const segment = this.output.segment;
+    if (this.input.park(segment)) return;
+    this.input.dropPending(segment);
+    this.#closeAfterOutput = true;
+    this.stats.pipelinedInputDrops++;
   }
 
   #requestInProgress(): boolean {
