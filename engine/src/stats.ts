@@ -32,6 +32,11 @@ export interface EngineStats {
    * the head buffer holds: those unread requests were dropped and the connection closes.
    */
   readonly pipelinedInputDrops: number;
+  /**
+   * Bytes of socket chunks connections keep unread across turns now, beyond their head buffers
+   * (at most `maxUnreadInputBytes`).
+   */
+  readonly unreadInputBytes: number;
   /** Requests whose head was parsed completely. */
   readonly requests: number;
   /** Responses sent, by status class. */
@@ -76,6 +81,7 @@ export class StatsCounters {
   blockedOutputCloses = 0;
   idleConnectionsReclaimed = 0;
   pipelinedInputDrops = 0;
+  unreadInputBytes = 0;
   requests = 0;
   readonly responses = new Float64Array(6);
   bytesIn = 0;
@@ -122,6 +128,7 @@ export class StatsCounters {
       blockedOutputCloses: this.blockedOutputCloses,
       idleConnectionsReclaimed: this.idleConnectionsReclaimed,
       pipelinedInputDrops: this.pipelinedInputDrops,
+      unreadInputBytes: this.unreadInputBytes,
       requests: this.requests,
       responses: {
         "1xx": responses[1]!,

@@ -99,7 +99,7 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
     this.limits = context.limits;
     this.stats = context.stats;
     this.head = new ParsedHead(context.limits.maxHeaderCount);
-    this.input = new RequestInput(headBuffer);
+    this.input = new RequestInput(headBuffer, context.stats, context.limits.maxUnreadInputBytes);
     this.output = new OutputChannel(output);
     this.draft = new ResponseDraft(context.limits, context.stats);
     this.stream = new StreamFraming(this);
@@ -297,7 +297,7 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
     const state = this.state;
     if (this.input.pending || state === stateWaitingWorker) {
       this.#pause();
-      if (this.output.blocked && state === stateReadingHead) this.#parkInput();
+      if (state === stateReadingHead) this.#keepUnreadInput();
     } else if (state === stateReadingHead || state === stateReadingBody) {
       this.#resume();
       if (this.idle) this.context.connectionIdle(this.slot);
@@ -309,13 +309,14 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
   }
 
   /**
-   * The client reads no answers, so the requests it pipelined wait: they are kept in the head
-   * buffer, or, when more than it holds, dropped and the connection closes once its answers are
-   * written (RFC 9112 §9.3.2: a client retries pipelined requests left unanswered).
+   * Pipelined requests wait unread (the turn is over, or the client reads no answers): they are
+   * kept in the head buffer, or in their socket chunk within `maxUnreadInputBytes` while the
+   * client still reads; otherwise they are dropped and the connection closes once its answers
+   * are written (RFC 9112 §9.3.2: a client retries pipelined requests left unanswered).
    */
-  #parkInput(): void {
+  #keepUnreadInput(): void {
     const segment = this.output.segment;
-    if (this.input.park(segment)) return;
+    if (this.input.park(segment, !this.output.blocked)) return;
     this.input.dropPending(segment);
     this.#closeAfterOutput = true;
     this.stats.pipelinedInputDrops++;

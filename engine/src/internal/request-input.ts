@@ -12,6 +12,7 @@ import {
   headIncomplete,
   parseRequestHead,
 } from "../parser/request-head.ts";
+import type { StatsCounters } from "../stats.ts";
 
 /** `readHead` / `readBody` need more bytes. */
 export const inputIncomplete = 0;
@@ -82,6 +83,10 @@ export class RequestInput {
   #parked = false;
   /** Whether input is dropped as it arrives: the connection takes no more requests. */
   #dropping = false;
+  /** Bytes of `#chunk` counted in `stats.unreadInputBytes` while it is kept unread. */
+  #heldBytes = 0;
+  readonly #stats: StatsCounters;
+  readonly #maxUnreadInputBytes: number;
   /** Whether a streamed chunked body has read its last chunk and trailer section. */
   #chunkedDone = false;
   #bodyChunked = false;
@@ -89,8 +94,14 @@ export class RequestInput {
   #bodyReceived = 0;
   readonly #chunked = new ChunkedBodyDecoder();
 
-  constructor(headBuffer: Uint8Array) {
+  /**
+   * `stats.unreadInputBytes` is shared by every connection of a server: the chunks kept unread
+   * across turns may add up to `maxUnreadInputBytes`.
+   */
+  constructor(headBuffer: Uint8Array, stats: StatsCounters, maxUnreadInputBytes: number) {
     this.#headBuffer = headBuffer;
+    this.#stats = stats;
+    this.#maxUnreadInputBytes = maxUnreadInputBytes;
   }
 
   /**
@@ -140,6 +151,7 @@ export class RequestInput {
     if (chunk === null) return;
     this.#chunk = null;
     this.#parked = false;
+    this.#unhold();
     const inUse = this.#chunkInUse;
     this.#chunkInUse = false;
     if (!this.#chunkOwned) return;
@@ -188,19 +200,22 @@ export class RequestInput {
   }
 
   /**
-   * Moves the bytes still to be read into the slot's head buffer and frees the socket chunk
-   * they came in, for a connection that stops reading for a while between two requests (its
-   * client does not read its answers). Bun reads up to 512 KiB at a time, so a pipelining
-   * client left alone would keep that much outside the reservation for as long as it stalls.
-   * Returns false, moving nothing, when the bytes are more than the head buffer holds; does
-   * nothing while a request in progress points into the chunk or the head buffer.
-   * `pendingOutput` is the output segment still to be written, which may be in the chunk.
+   * Keeps the bytes still to be read for a connection that stops reading between two requests:
+   * its turn is over, or its client reads no answers. Bun reads up to 512 KiB at a time, and
+   * such a chunk left alone stays outside the reservation for as long as the connection waits.
+   * The bytes move into the slot's head buffer when they fit (the chunk is freed); otherwise,
+   * when `keepChunk` (the connection is still served) and the chunks all connections keep stay
+   * within `maxUnreadInputBytes`, the chunk is kept and counted until it is used up. Returns
+   * false, keeping nothing, when neither is possible. Does nothing while a request in progress
+   * points into the chunk or the head buffer. `pendingOutput` is the output segment still to
+   * be written, which may be in the chunk.
    */
-  park(pendingOutput: Uint8Array | null): boolean {
+  park(pendingOutput: Uint8Array | null, keepChunk: boolean): boolean {
     if (!this.pending || this.#parked || this.headStarted || this.#chunkInUse) return true;
     const length = this.#end - this.#start;
     const headBuffer = this.#headBuffer;
-    if (length > headBuffer.length) return false;
+    if (length > headBuffer.length) return keepChunk && this.#hold();
+    this.#unhold();
     const chunk = this.#chunk!;
     headBuffer.set(chunk.subarray(this.#start, this.#end), 0);
     if (this.#chunkOwned && !sharesMemory(chunk, pendingOutput) && chunk !== this.#lent) {
@@ -222,12 +237,32 @@ export class RequestInput {
     const chunk = this.#chunk;
     if (chunk !== null && !this.#chunkInUse) {
       this.#chunk = null;
+      this.#parked = false;
+      this.#unhold();
       if (this.#chunkOwned && !sharesMemory(chunk, pendingOutput) && chunk !== this.#lent) {
         releaseChunk(chunk);
       }
     }
     this.#start = this.#end;
     this.#dropping = true;
+  }
+
+  /** Counts the whole chunk as kept unread, once; false when that passes the shared limit. */
+  #hold(): boolean {
+    if (this.#heldBytes > 0) return true;
+    const bytes = this.#chunk!.length;
+    const stats = this.#stats;
+    if (stats.unreadInputBytes + bytes > this.#maxUnreadInputBytes) return false;
+    stats.unreadInputBytes += bytes;
+    this.#heldBytes = bytes;
+    return true;
+  }
+
+  /** The chunk is no longer kept unread (used up, moved, dropped or replaced). */
+  #unhold(): void {
+    if (this.#heldBytes === 0) return;
+    this.#stats.unreadInputBytes -= this.#heldBytes;
+    this.#heldBytes = 0;
   }
 
   /**

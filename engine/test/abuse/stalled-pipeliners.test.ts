@@ -90,3 +90,34 @@ test("one byte past the head buffer: the unread requests are dropped, the answer
     drops: 1,
   });
 }, 20_000);
+
+// A client that reads but pipelines more than one turn serves (64 requests): the rest of its
+// chunk waits for the next turn. It is kept when it fits the head buffer, or within
+// `maxUnreadInputBytes` for all connections together; past that it is dropped the same way.
+
+/** 100 small requests in one write: 64 are answered in the first turn, 36 (1152 bytes) wait. */
+async function turnOutcome(maxUnreadInputBytes: number) {
+  await using server = startServer(handler, { ...limits, maxUnreadInputBytes });
+  using client = await RawClient.connect(server.port);
+  client.send(small.repeat(100));
+  await client.waitFor(
+    () => client.closed || parseResponses(client.received, false).length === 100,
+    "100 answers or the close",
+  );
+  if (client.closed) await client.waitForClose();
+  const stats = server.stats();
+  return {
+    answered: parseResponses(client.received, client.closed).length,
+    closed: client.closed,
+    drops: stats.pipelinedInputDrops,
+    unreadNow: stats.unreadInputBytes,
+  };
+}
+
+test("a chunk of exactly maxUnreadInputBytes is kept for the next turn; one byte less drops the rest", async () => {
+  const chunkBytes = 100 * small.length;
+  expect([await turnOutcome(chunkBytes), await turnOutcome(chunkBytes - 1)]).toEqual([
+    { answered: 100, closed: false, drops: 0, unreadNow: 0 },
+    { answered: 64, closed: true, drops: 1, unreadNow: 0 },
+  ]);
+});
