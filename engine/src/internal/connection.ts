@@ -290,12 +290,13 @@ export class Connection implements ExchangeHost, StreamHost, StreamedBodyHost {
 
   /**
    * Reads only what can be used: bytes that wait (a pipelined request behind a response, or
-   * behind blocked output) pause the socket, so a connection holds at most one unconsumed chunk.
+   * behind blocked output) pause the socket, so a connection holds at most one unconsumed chunk;
+   * so does dropped input (reading what is only thrown away would cost the others time).
    */
   #adjustReading(): void {
     if (this.socket === null) return;
     const state = this.state;
-    if (this.input.pending || state === stateWaitingWorker) {
+    if (this.input.pending || this.input.dropping || state === stateWaitingWorker) {
       this.#pause();
       if (state === stateReadingHead) this.#keepUnreadInput();
     } else if (state === stateReadingHead || state === stateReadingBody) {

@@ -160,6 +160,11 @@ export class RequestInput {
     else if (chunk !== this.#lent) releaseChunk(chunk);
   }
 
+  /** Whether input is dropped as it arrives (`dropPending`): reading it only costs time. */
+  get dropping(): boolean {
+    return this.#dropping;
+  }
+
   /** Whether bytes that arrived are still waiting to be consumed. */
   get pending(): boolean {
     return this.#chunk !== null && this.#start < this.#end;
