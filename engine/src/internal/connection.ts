@@ -294,7 +294,8 @@ export class Connection
     const segment = this.output.segment;
     if (this.input.park(segment, !this.output.blocked)) return;
     this.input.dropPending(segment);
-    this.ending = "close";
+    // Lingers as after an error: a close with unread bytes resets, losing unread answers.
+    this.ending = "linger";
     this.stats.pipelinedInputDrops++;
   }
 
