@@ -11,8 +11,8 @@ import { buildErrorResponses, cannedServerFullResponse } from "./internal/error-
 import { FreeList } from "./internal/free-list.ts";
 import { CachedDateHeader } from "./internal/http-date.ts";
 import { MemorySocket } from "./internal/memory-socket.ts";
-import { releaseChunk } from "./internal/request-input.ts";
 import { SlotQueue } from "./internal/slot-queue.ts";
+import { releaseChunk } from "./internal/socket-chunks.ts";
 import { WorkerScheduler } from "./internal/worker-scheduler.ts";
 import { YoungCollection } from "./internal/young-collection.ts";
 import { budgetLine, type Limits, resolveLimits } from "./limits.ts";

@@ -22,8 +22,9 @@ import { HandlerRun, type HandlerRunHost } from "./handler-run.ts";
 import { OutputChannel, outputBlocked, outputClosed } from "./output-channel.ts";
 import { PeerAddress } from "./peer-address.ts";
 import { type AdmissionHost, RequestAdmission, requestsPerTurn } from "./request-admission.ts";
-import { RequestInput, releaseChunk } from "./request-input.ts";
+import { RequestInput } from "./request-input.ts";
 import { ResponseDraft } from "./response-draft.ts";
+import { releaseChunk } from "./socket-chunks.ts";
 import { StreamFraming, type StreamHost } from "./stream-framing.ts";
 import { StreamedBody } from "./streamed-body.ts";
 import { WorkerLease } from "./worker-lease.ts";
@@ -286,9 +287,8 @@ export class Connection
   }
 
   /**
-   * Pipelined requests wait unread (turn over, or no answers read): kept in the head buffer, or
-   * in their chunk within `maxUnreadInputBytes` while the client reads; else dropped, closing
-   * once answered (RFC 9112 §9.3.2: a client retries pipelined requests left unanswered).
+   * Pipelined requests wait unread (turn over, or no answers read): see `RequestInput.park`. Else
+   * dropped, closing once answered (RFC 9112 §9.3.2: a client retries unanswered requests).
    */
   #keepUnreadInput(): void {
     const segment = this.output.segment;

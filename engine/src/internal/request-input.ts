@@ -13,6 +13,7 @@ import {
   parseRequestHead,
 } from "../parser/request-head.ts";
 import type { StatsCounters } from "../stats.ts";
+import { releaseChunk, sharesMemory, UnreadChunkCount } from "./socket-chunks.ts";
 
 /** `readHead` / `readBody` need more bytes. */
 export const inputIncomplete = 0;
@@ -21,36 +22,6 @@ export const inputComplete = 1;
 // Any other result is an engine error code (see errors.ts): the parsers' codes pass through.
 
 const emptyBody = new Uint8Array(0);
-
-/** Whether `output` (rarely present: a response that borrowed the request body) is in `chunk`. */
-function sharesMemory(chunk: Uint8Array, output: Uint8Array | null): boolean {
-  return output !== null && output.buffer === chunk.buffer;
-}
-
-/** Chunks at least this large are freed at once; smaller ones are left to the collector. */
-const releasedChunkMinimumBytes = 16 * 1024;
-
-/**
- * Frees a chunk's memory now instead of at the next garbage collection: detaching its buffer
- * releases the backing store at once (views of it read as empty from then on). Socket chunks
- * arrive at input speed, and left to the collector they pushed the resident set of a busy server
- * hundreds of MiB past its budget before it ran. Also for a chunk that arrives for a socket the
- * engine already let go of: Bun still reads (up to 512 KiB at a time) what a closing client sent.
- *
- * @example
- * releaseChunk(chunk); // chunk.length is 0 from now on, when it was large enough to free
- */
-export function releaseChunk(chunk: Uint8Array): void {
-  // Small chunks (a request or a few) are cheap young garbage; detaching them would cost more.
-  // `byteLength` of the view, not of `chunk.buffer`: reading `.buffer` makes JavaScriptCore
-  // materialise an ArrayBuffer object for a small typed array, which cost 15% of a request.
-  if (chunk.byteLength < releasedChunkMinimumBytes) return;
-  try {
-    (chunk.buffer as ArrayBuffer).transfer(0);
-  } catch {
-    // A buffer that cannot be detached is left to the collector.
-  }
-}
 
 /**
  * The input side of a connection: the socket chunk being consumed, the slot's head buffer for a
@@ -83,10 +54,8 @@ export class RequestInput {
   #parked = false;
   /** Whether input is dropped as it arrives: the connection takes no more requests. */
   #dropping = false;
-  /** Bytes of `#chunk` counted in `stats.unreadInputBytes` while it is kept unread. */
-  #heldBytes = 0;
-  readonly #stats: StatsCounters;
-  readonly #maxUnreadInputBytes: number;
+  /** `#chunk` counted in `stats.unreadInputBytes` while it is kept unread. */
+  readonly #unread: UnreadChunkCount;
   /** Whether a streamed chunked body has read its last chunk and trailer section. */
   #chunkedDone = false;
   #bodyChunked = false;
@@ -100,8 +69,7 @@ export class RequestInput {
    */
   constructor(headBuffer: Uint8Array, stats: StatsCounters, maxUnreadInputBytes: number) {
     this.#headBuffer = headBuffer;
-    this.#stats = stats;
-    this.#maxUnreadInputBytes = maxUnreadInputBytes;
+    this.#unread = new UnreadChunkCount(stats, maxUnreadInputBytes);
   }
 
   /**
@@ -151,7 +119,7 @@ export class RequestInput {
     if (chunk === null) return;
     this.#chunk = null;
     this.#parked = false;
-    this.#unhold();
+    this.#unread.release();
     const inUse = this.#chunkInUse;
     this.#chunkInUse = false;
     if (!this.#chunkOwned) return;
@@ -205,22 +173,20 @@ export class RequestInput {
   }
 
   /**
-   * Keeps the bytes still to be read for a connection that stops reading between two requests:
-   * its turn is over, or its client reads no answers. Bun reads up to 512 KiB at a time, and
-   * such a chunk left alone stays outside the reservation for as long as the connection waits.
-   * The bytes move into the slot's head buffer when they fit (the chunk is freed); otherwise,
-   * when `keepChunk` (the connection is still served) and the chunks all connections keep stay
-   * within `maxUnreadInputBytes`, the chunk is kept and counted until it is used up. Returns
-   * false, keeping nothing, when neither is possible. Does nothing while a request in progress
-   * points into the chunk or the head buffer. `pendingOutput` is the output segment still to
-   * be written, which may be in the chunk.
+   * Keeps the bytes still to be read for a connection that stops between two requests (its turn
+   * is over, or its client reads no answers), so their chunk (up to 512 KiB) does not stay
+   * outside the reservation: they move into the head buffer when they fit; else, with
+   * `keepChunk` (the client still reads), the chunk is kept, counted within
+   * `maxUnreadInputBytes`. False, keeping nothing, when neither can be. Does nothing while a
+   * request in progress points into the chunk or the head buffer. `pendingOutput`: the output
+   * segment still to be written, which may be in the chunk.
    */
   park(pendingOutput: Uint8Array | null, keepChunk: boolean): boolean {
     if (!this.pending || this.#parked || this.headStarted || this.#chunkInUse) return true;
     const length = this.#end - this.#start;
     const headBuffer = this.#headBuffer;
-    if (length > headBuffer.length) return keepChunk && this.#hold();
-    this.#unhold();
+    if (length > headBuffer.length) return keepChunk && this.#unread.hold(this.#chunk!.length);
+    this.#unread.release();
     const chunk = this.#chunk!;
     headBuffer.set(chunk.subarray(this.#start, this.#end), 0);
     if (this.#chunkOwned && !sharesMemory(chunk, pendingOutput) && chunk !== this.#lent) {
@@ -243,7 +209,7 @@ export class RequestInput {
     if (chunk !== null && !this.#chunkInUse) {
       this.#chunk = null;
       this.#parked = false;
-      this.#unhold();
+      this.#unread.release();
       if (this.#chunkOwned && !sharesMemory(chunk, pendingOutput) && chunk !== this.#lent) {
         releaseChunk(chunk);
       }
@@ -252,22 +218,29 @@ export class RequestInput {
     this.#dropping = true;
   }
 
-  /** Counts the whole chunk as kept unread, once; false when that passes the shared limit. */
-  #hold(): boolean {
-    if (this.#heldBytes > 0) return true;
-    const bytes = this.#chunk!.length;
-    const stats = this.#stats;
-    if (stats.unreadInputBytes + bytes > this.#maxUnreadInputBytes) return false;
-    stats.unreadInputBytes += bytes;
-    this.#heldBytes = bytes;
+  /**
+   * The request whose head was just read waits for a worker: its head and what followed move
+   * into the head buffer when they fit (the chunk is freed); else the chunk is kept, counted
+   * like `park` does. False when that passes `maxUnreadInputBytes` (it must not wait).
+   */
+  holdWhileWaiting(head: ParsedHead): boolean {
+    const chunk = this.#chunk;
+    if (chunk === null || this.#parked) return true;
+    const headBuffer = this.#headBuffer;
+    if (head.buffer !== chunk) return !this.pending || this.#unread.hold(chunk.length);
+    const length = this.#end - head.base;
+    if (length > headBuffer.length) return this.#unread.hold(chunk.length);
+    headBuffer.set(chunk.subarray(head.base, this.#end), 0);
+    if (this.#chunkOwned) releaseChunk(chunk);
+    this.#unread.release();
+    this.#start -= head.base;
+    this.#end = length;
+    head.buffer = headBuffer;
+    head.base = 0;
+    this.#chunk = headBuffer;
+    this.#chunkOwned = false;
+    this.#parked = true;
     return true;
-  }
-
-  /** The chunk is no longer kept unread (used up, moved, dropped or replaced). */
-  #unhold(): void {
-    if (this.#heldBytes === 0) return;
-    this.#stats.unreadInputBytes -= this.#heldBytes;
-    this.#heldBytes = 0;
   }
 
   /**
