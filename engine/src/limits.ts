@@ -43,7 +43,8 @@ export interface Limits {
    * Bytes of received socket chunks that all connections together may keep unread beyond their
    * head buffers (pipelined requests waiting for their turn; Bun reads up to 512 KiB at once).
    * Past it, or when the client reads no answers, a connection's unread requests are dropped
-   * and it closes once its answers are written (`pipelinedInputDrops`).
+   * and it closes once its answers are written (`pipelinedInputDrops`); a request that would
+   * wait for a worker with such a chunk is answered 503 with `Retry-After`.
    */
   readonly maxUnreadInputBytes: number;
   /** Per-connection output buffer where response heads and small bodies are batched. */
