@@ -148,7 +148,15 @@ export const rssCheckScenario: Scenario = scenarios[0]!;
  * What `--only` can name: a wrk scenario, the RSS check, the SSE, Redis SSE, abuse, cores or upload
  * scenario.
  */
-export type SectionId = ScenarioId | "rss" | "sse" | "redis-sse" | "abuse" | "cores" | "upload";
+export type SectionId =
+  | ScenarioId
+  | "rss"
+  | "sse"
+  | "redis-sse"
+  | "abuse"
+  | "cores"
+  | "upload"
+  | "static";
 export const sectionIds: readonly SectionId[] = [
   "plain",
   "pipelined",
@@ -161,6 +169,7 @@ export const sectionIds: readonly SectionId[] = [
   "abuse",
   "cores",
   "upload",
+  "static",
 ];
 /** Names for several sections at once. */
 export const sectionGroups: Readonly<Record<string, readonly SectionId[]>> = {

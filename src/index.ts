@@ -46,6 +46,14 @@ export {
 } from "./events/server-sent-events.ts";
 export { formatText } from "./format-text.ts";
 export type { AppLog } from "./handler-failures.ts";
+// Static files
+export {
+  type ByteRange,
+  defaultRangeLimits,
+  parseRange,
+  type RangeLimits,
+  type RangeRequest,
+} from "./http/byte-ranges.ts";
 export { HttpError } from "./http-error.ts";
 export { type Io, type IoTimer, ManualIo, systemIo } from "./io.ts";
 // Middleware and errors
@@ -83,6 +91,14 @@ export { MediaTypeError, RequestView, type RequestViewLimits } from "./request-v
 export { ResponseDraft } from "./response-draft.ts";
 // Streams and continuations
 export { Stream, StreamWriter } from "./response-stream.ts";
+export {
+  type CanonicalPathOptions,
+  type CanonicalPathResult,
+  type CanonicalSegments,
+  canonicalPath,
+  decodePathSegment,
+  type PathRejection,
+} from "./router/canonical-path.ts";
 export type { PathParams } from "./router/path-params.ts";
 // Fixed worker services
 export { serveJobs } from "./services/serve-jobs.ts";
@@ -143,10 +159,23 @@ export {
   type ServerSentEvent,
   serverSentEventsContentType,
 } from "./sse/sse-encoder.ts";
+export {
+  type CacheControlPolicy,
+  type CachedFile,
+  defaultCacheControl,
+  hasContentHash,
+} from "./static/cache-control.ts";
+export { contentTypeFor, defaultContentTypes } from "./static/content-types.ts";
+export {
+  type AssetInput,
+  EmbeddedAssets,
+  type EmbeddedAssetsOptions,
+} from "./static/embedded-assets.ts";
+export { FileChangedError } from "./static/file-changed-error.ts";
+export { StaticFiles, type StaticFilesOptions, serveStatic } from "./static/serve-static.ts";
 // Every core: a supervisor of processes sharing one port
 export type { GroupStats } from "./supervisor/group-stats.ts";
 export { type ServeOptions, type Supervisor, serve } from "./supervisor/serve.ts";
-
 // Templates
 export { escapeHtml } from "./templates/html-escape.ts";
 export { PageTooLargeError, TemplateCompileError } from "./templates/template-errors.ts";

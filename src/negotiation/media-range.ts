@@ -100,7 +100,7 @@ export function parseMediaRange(member: string, weighted = true): MediaRange | u
  * The weight `text[start, end)` spells, or undefined when it is not a qvalue (RFC 9110 §12.4.2:
  * `( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] )`).
  */
-function qualityValue(text: string, start: number, end: number): number | undefined {
+export function qualityValue(text: string, start: number, end: number): number | undefined {
   const length = end - start;
   const first = text.charCodeAt(start);
   if (length > 5 || (first !== digitZero && first !== digitOne)) return undefined;

@@ -1,0 +1,92 @@
+import { skipWhitespace, tokenEnd } from "../field-syntax.ts";
+import { qualityValue } from "../negotiation/media-range.ts";
+
+/** The content codings corral compresses with (Bun's built-ins). */
+export type ContentCoding = "br" | "zstd" | "gzip";
+
+/**
+ * Picks the content coding the client prefers among `available` by the q-values of its
+ * `Accept-Encoding` (RFC 9110 §12.5.3): `q=0` refuses a coding, `*` stands for every coding not
+ * named, and equal weights go to the earlier coding in `available`. `"identity"` (no coding) when
+ * none is acceptable or the client weighs identity higher; `undefined` when even identity is
+ * refused (`identity;q=0`, or `*;q=0` without identity named): answer 415 or send identity
+ * anyway. Without the header, identity. One pass over the value, no regular expression.
+ *
+ * @example
+ * chooseContentCoding("gzip;q=0.8, br", ["br", "zstd", "gzip"]); // "br"
+ * chooseContentCoding("identity;q=0, *;q=0", ["gzip"]); // undefined
+ */
+export function chooseContentCoding(
+  acceptEncoding: string | undefined,
+  available: readonly ContentCoding[],
+): ContentCoding | "identity" | undefined {
+  if (acceptEncoding === undefined) return "identity";
+  const weights = parseAcceptEncoding(acceptEncoding);
+  let chosen: ContentCoding | undefined;
+  let best = 0;
+  for (const coding of available) {
+    const weight = weights.named.get(coding) ?? weights.anyOther ?? 0;
+    if (weight > best) {
+      best = weight;
+      chosen = coding;
+    }
+  }
+  const identity =
+    weights.named.get("identity") ?? (weights.anyOther === 0 ? 0 : (weights.anyOther ?? 1));
+  // A coding as good as identity wins the tie: the same content in fewer bytes.
+  if (chosen !== undefined && (!weights.named.has("identity") || best >= identity)) return chosen;
+  return identity > 0 ? "identity" : undefined;
+}
+
+interface CodingWeights {
+  /** Weights of the codings named, by lower-case name (the first mention of each counts). */
+  readonly named: Map<string, number>;
+  /** The weight of `*`, when present. */
+  readonly anyOther: number | undefined;
+}
+
+/** Reads `coding [ ";" "q=" qvalue ]` members; a malformed member is skipped whole. */
+function parseAcceptEncoding(value: string): CodingWeights {
+  const named = new Map<string, number>();
+  let anyOther: number | undefined;
+  let index = 0;
+  while (index < value.length) {
+    index = skipSeparators(value, index);
+    const nameEnd = tokenEnd(value, index);
+    const name = value.slice(index, nameEnd).toLowerCase();
+    let at = skipWhitespace(value, nameEnd);
+    let weight: number | undefined = 1;
+    while (value.charCodeAt(at) === 0x3b) {
+      at = skipWhitespace(value, at + 1);
+      const parameterEnd = tokenEnd(value, at);
+      const parameter = value.slice(at, parameterEnd).toLowerCase();
+      at = parameterEnd;
+      if (value.charCodeAt(at) !== 0x3d) {
+        weight = undefined;
+        break;
+      }
+      const valueEnd = tokenEnd(value, at + 1);
+      if (parameter === "q") weight = qualityValue(value, at + 1, valueEnd);
+      at = skipWhitespace(value, valueEnd);
+    }
+    const memberEnd = value.indexOf(",", at);
+    const wellFormed = name !== "" && weight !== undefined && (memberEnd < 0 || memberEnd === at);
+    const ended = at >= value.length;
+    if (wellFormed && (ended || memberEnd === at)) {
+      if (name === "*") anyOther ??= weight;
+      else if (!named.has(name)) named.set(name, weight!);
+    }
+    if (memberEnd < 0) break;
+    index = memberEnd + 1;
+  }
+  return { named, anyOther };
+}
+
+function skipSeparators(text: string, start: number): number {
+  let index = start;
+  for (;;) {
+    const code = text.charCodeAt(index);
+    if (code !== 0x20 && code !== 0x09 && code !== 0x2c) return index;
+    index++;
+  }
+}
