@@ -39,6 +39,14 @@ export interface Limits {
   readonly stagingBytes: number;
   /** Bytes of application-set response header lines; more is a `ResponseLimitError`. */
   readonly maxResponseHeaderBytes: number;
+  /**
+   * Bytes of received socket chunks that all connections together may keep unread beyond their
+   * head buffers (pipelined requests waiting for their turn; Bun reads up to 512 KiB at once).
+   * Past it, or when the client reads no answers, a connection's unread requests are dropped
+   * and it closes once its answers are written (`pipelinedInputDrops`); a request that would
+   * wait for a worker with such a chunk is answered 503 with `Retry-After`.
+   */
+  readonly maxUnreadInputBytes: number;
   /** Per-connection output buffer where response heads and small bodies are batched. */
   readonly connectionOutputBytes: number;
   /** Bytes of one response body, whether staged, borrowed or streamed. */
@@ -97,6 +105,7 @@ export const defaultLimits: Limits = Object.freeze({
   retryAfterSeconds: 1,
   stagingBytes: 64 * kibibyte,
   maxResponseHeaderBytes: 8 * kibibyte,
+  maxUnreadInputBytes: 8 * mebibyte,
   connectionOutputBytes: 16 * kibibyte,
   maxResponseBytes: 64 * mebibyte,
   borrowCopyThresholdBytes: 256,
@@ -130,6 +139,7 @@ const minimums: { readonly [K in keyof Limits]: number } = {
   retryAfterSeconds: 0,
   stagingBytes: 64,
   maxResponseHeaderBytes: 64,
+  maxUnreadInputBytes: 0,
   connectionOutputBytes: 512,
   maxResponseBytes: 64,
   borrowCopyThresholdBytes: 0,

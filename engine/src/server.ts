@@ -12,6 +12,7 @@ import { FreeList } from "./internal/free-list.ts";
 import { CachedDateHeader } from "./internal/http-date.ts";
 import { MemorySocket } from "./internal/memory-socket.ts";
 import { SlotQueue } from "./internal/slot-queue.ts";
+import { releaseChunk } from "./internal/socket-chunks.ts";
 import { WorkerScheduler } from "./internal/worker-scheduler.ts";
 import { YoungCollection } from "./internal/young-collection.ts";
 import { budgetLine, type Limits, resolveLimits } from "./limits.ts";
@@ -169,7 +170,9 @@ export function createEngine(options: EngineOptions): Engine {
     errorResponses: buildErrorResponses(limits),
     now: performance.now(),
     stopping: false,
-    scheduler: new WorkerScheduler(limits, stats, (slot) => connections[slot]!.closeStalled()),
+    scheduler: new WorkerScheduler(limits, stats, (slot) =>
+      connections[slot]!.closer.closeStalled(),
+    ),
     webSockets: new WebSocketEngine(limits, stats, () => context.now),
     connectionClosed(slot, slotFree) {
       if (slotFree) freeSlots.give(slot);
@@ -281,6 +284,7 @@ export function createEngine(options: EngineOptions): Engine {
           data(socket: Socket<number>, chunk: Uint8Array) {
             const slot = socket.data;
             if (slot >= 0) connections[slot]!.onData(chunk, true);
+            else releaseChunk(chunk);
           },
           drain(socket: Socket<number>) {
             const slot = socket.data;

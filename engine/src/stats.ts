@@ -38,6 +38,16 @@ export interface EngineStats {
   readonly queueDisplacements: number;
   /** Idle connections closed to admit a new one when every slot was taken. */
   readonly idleConnectionsReclaimed: number;
+  /**
+   * Connections whose client stopped reading answers while it had pipelined more requests than
+   * the head buffer holds: those unread requests were dropped and the connection closes.
+   */
+  readonly pipelinedInputDrops: number;
+  /**
+   * Bytes of socket chunks connections keep unread across turns now, beyond their head buffers
+   * (at most `maxUnreadInputBytes`).
+   */
+  readonly unreadInputBytes: number;
   /** Requests whose head was parsed completely. */
   readonly requests: number;
   /** Responses sent, by status class. */
@@ -85,6 +95,8 @@ export class StatsCounters {
   fairDispatches = 0;
   queueDisplacements = 0;
   idleConnectionsReclaimed = 0;
+  pipelinedInputDrops = 0;
+  unreadInputBytes = 0;
   requests = 0;
   readonly responses = new Float64Array(6);
   bytesIn = 0;
@@ -133,6 +145,8 @@ export class StatsCounters {
       fairDispatches: this.fairDispatches,
       queueDisplacements: this.queueDisplacements,
       idleConnectionsReclaimed: this.idleConnectionsReclaimed,
+      pipelinedInputDrops: this.pipelinedInputDrops,
+      unreadInputBytes: this.unreadInputBytes,
       requests: this.requests,
       responses: {
         "1xx": responses[1]!,

@@ -25,6 +25,7 @@ import { PeerAddress } from "./peer-address.ts";
 import { type AdmissionHost, RequestAdmission, requestsPerTurn } from "./request-admission.ts";
 import { RequestInput } from "./request-input.ts";
 import { ResponseDraft } from "./response-draft.ts";
+import { releaseChunk } from "./socket-chunks.ts";
 import { StreamFraming, type StreamHost } from "./stream-framing.ts";
 import { StreamedBody } from "./streamed-body.ts";
 import { WebSocketSwitch } from "./websocket-switch.ts";
@@ -84,7 +85,7 @@ export class Connection
     this.limits = context.limits;
     this.stats = context.stats;
     this.head = new ParsedHead(context.limits.maxHeaderCount);
-    this.input = new RequestInput(headBuffer);
+    this.input = new RequestInput(headBuffer, context.stats, context.limits.maxUnreadInputBytes);
     this.output = new OutputChannel(output);
     this.draft = new ResponseDraft(context.limits, context.stats);
     this.stream = new StreamFraming(this);
@@ -150,7 +151,10 @@ export class Connection
       this.webSocket.onData(chunk, owned);
       return;
     }
-    if (this.state === closing || this.state === closed) return;
+    if (this.state === closing || this.state === closed) {
+      if (owned) releaseChunk(chunk);
+      return;
+    }
     this.input.receive(chunk, owned);
     if (this.upload.waiting) this.upload.supply();
     this.pump();
@@ -237,13 +241,6 @@ export class Connection
     if (this.socket !== null) this.onClose();
   }
 
-  /** Closed by the blocked-output rule: the client stopped reading and others need the worker. */
-  closeStalled(): void {
-    this.stats.blockedOutputCloses++;
-    this.abortExchange(new ClientGoneError("the client stopped reading"));
-    this.terminate();
-  }
-
   // ---- the driver ---------------------------------------------------------------------------
 
   /** Runs everything that can run now: an error answer, stream frames, input, output. */
@@ -281,13 +278,15 @@ export class Connection
 
   /**
    * Reads only what can be used: bytes that wait (a pipelined request behind a response, or
-   * behind blocked output) pause the socket, so a connection holds at most one unconsumed chunk.
+   * behind blocked output) pause the socket, so a connection holds at most one unconsumed chunk;
+   * so does dropped input (reading what is only thrown away would cost the others time).
    */
   adjustReading(): void {
     if (this.socket === null) return;
     const state = this.state;
-    if (this.input.pending || state === waitingWorker) {
+    if (this.input.pending || this.input.dropping || state === waitingWorker) {
       this.#pause();
+      if (state === readingHead) this.closer.keepOrDropUnreadInput();
     } else if (state === readingHead || state === readingBody) {
       this.#resume();
       if (this.idle) this.context.connectionIdle(this.slot);
