@@ -5,9 +5,11 @@ import {
   type Limits,
   resolveLimits,
 } from "corral/engine";
-import { Context } from "./context.ts";
+import { type AnyContext, Context } from "./context.ts";
 import { type ContinuationSpec, runContinuation } from "./continuation.ts";
-import { mapError } from "./error-mapping.ts";
+import { type ErrorHandling, internalError, mapError } from "./error-mapping.ts";
+import type { ErrorFormat } from "./errors/error-format.ts";
+import { answerRouteMiss, type MissHandlers } from "./errors/route-miss.ts";
 import { type AppLog, HandlerFailures } from "./handler-failures.ts";
 import { requestInProcess } from "./in-process.ts";
 import { type Io, systemIo } from "./io.ts";
@@ -17,6 +19,7 @@ import { type AppStats, RedisCounters } from "./redis/redis-stats.ts";
 import type { RedisSubscriber } from "./redis/redis-subscriber.ts";
 import { RequestView, type RequestViewLimits } from "./request-view.ts";
 import { ResponseDraft } from "./response-draft.ts";
+import { assertHttpMethod, type HttpMethod } from "./router/http-methods.ts";
 import type { PathParams } from "./router/path-params.ts";
 import { endpointMethods, type RouteResult, Router } from "./router/router.ts";
 
@@ -54,12 +57,20 @@ export interface AppOptions<Shared> {
    * by default; `null` for silence. The client never sees any of it.
    */
   readonly log?: AppLog | null;
+  /**
+   * How the App's own error answers are written (mapped errors, 404, 405, 501): `"text"` (the
+   * default) or `"problem"`, RFC 9457 `application/problem+json`.
+   */
+  readonly errorFormat?: ErrorFormat;
 }
 
-/** Maps an error no `HttpError` describes to a response, e.g. to log it or hide it. */
-export type ErrorMapper<Shared> = (
+/**
+ * Sees every error a handler or middleware threw, with the App's answer to it already drafted
+ * (see `onError`). Locals are partial: the middleware that sets one may not have run.
+ */
+export type ErrorMapper<Shared, Locals extends object = NoLocals> = (
   error: unknown,
-  ctx: Context<Shared, Readonly<Record<string, string>>, object>,
+  ctx: Context<Shared, Readonly<Record<string, string>>, Partial<Locals>>,
 ) => void | Promise<void>;
 
 /** Options of `App.listen`. */
@@ -107,8 +118,9 @@ interface Route {
 }
 
 /** Methods the App knows even when no route uses them: anything else is a 501. */
-const knownMethods = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
-const methodPattern = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** What `app.all()` registers: every method but HEAD, which GET's handler answers. */
+const allMethods: readonly HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+const knownMethods = new Set<string>(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 /**
  * A typed web application: one router, ordered middleware with typed locals, error mapping,
@@ -134,7 +146,8 @@ export class App<Shared, Locals extends object = NoLocals> {
   #hasAfter = false;
   /** Whether any middleware has a `cleanup` hook: without one, that walk is skipped. */
   #hasCleanup = false;
-  #errorMapper: ErrorMapper<Shared> | undefined;
+  #errorHandling: ErrorHandling;
+  readonly #miss: MissHandlers = { notFound: undefined, methodNotAllowed: undefined };
   readonly #failures: HandlerFailures;
   #engine: Engine | undefined;
   /** Whether some route streams its body: without one the engine is not asked per request. */
@@ -161,6 +174,91 @@ export class App<Shared, Locals extends object = NoLocals> {
       }
     }
     this.limits = Object.freeze({ ...resolveLimits(engineLimits), ...viewLimits });
+    const format = options.errorFormat ?? "text";
+    if (format !== "text" && format !== "problem") {
+      throw new TypeError(`corral: errorFormat must be "text" or "problem", got ${format}`);
+    }
+    this.#errorHandling = { format, onError: undefined };
+  }
+
+  /**
+   * `app.get(path, handler, options?)`: `route("GET", ...)`; likewise `post`, `put`, `patch`,
+   * `delete`, `head` and `options`. `all` registers the handler for every method but HEAD
+   * (answered by GET's handler).
+   *
+   * @example
+   * app.get("/todos/:id", (ctx) => ctx.response.json(200, { id: ctx.params.id }));
+   */
+  get<Path extends string>(
+    path: Path,
+    handler: RouteHandler<Shared, PathParams<Path>, Locals>,
+    options?: RouteOptions,
+  ): this {
+    return this.route("GET", path, handler, options);
+  }
+
+  /** `route("POST", ...)`; see `get`. */
+  post<Path extends string>(
+    path: Path,
+    handler: RouteHandler<Shared, PathParams<Path>, Locals>,
+    options?: RouteOptions,
+  ): this {
+    return this.route("POST", path, handler, options);
+  }
+
+  /** `route("PUT", ...)`; see `get`. */
+  put<Path extends string>(
+    path: Path,
+    handler: RouteHandler<Shared, PathParams<Path>, Locals>,
+    options?: RouteOptions,
+  ): this {
+    return this.route("PUT", path, handler, options);
+  }
+
+  /** `route("PATCH", ...)`; see `get`. */
+  patch<Path extends string>(
+    path: Path,
+    handler: RouteHandler<Shared, PathParams<Path>, Locals>,
+    options?: RouteOptions,
+  ): this {
+    return this.route("PATCH", path, handler, options);
+  }
+
+  /** `route("DELETE", ...)`; see `get`. */
+  delete<Path extends string>(
+    path: Path,
+    handler: RouteHandler<Shared, PathParams<Path>, Locals>,
+    options?: RouteOptions,
+  ): this {
+    return this.route("DELETE", path, handler, options);
+  }
+
+  /** `route("HEAD", ...)`; see `get` (without one, HEAD is answered by the GET handler). */
+  head<Path extends string>(
+    path: Path,
+    handler: RouteHandler<Shared, PathParams<Path>, Locals>,
+    options?: RouteOptions,
+  ): this {
+    return this.route("HEAD", path, handler, options);
+  }
+
+  /** `route("OPTIONS", ...)`; see `get`. */
+  options<Path extends string>(
+    path: Path,
+    handler: RouteHandler<Shared, PathParams<Path>, Locals>,
+    options?: RouteOptions,
+  ): this {
+    return this.route("OPTIONS", path, handler, options);
+  }
+
+  /** The handler for GET (and so HEAD), POST, PUT, PATCH, DELETE and OPTIONS on `path`. */
+  all<Path extends string>(
+    path: Path,
+    handler: RouteHandler<Shared, PathParams<Path>, Locals>,
+    options?: RouteOptions,
+  ): this {
+    for (const method of allMethods) this.route(method, path, handler, options);
+    return this;
   }
 
   /**
@@ -168,13 +266,13 @@ export class App<Shared, Locals extends object = NoLocals> {
    * `{ body: "stream" }` makes the handler read the request body as it arrives.
    */
   route<Path extends string>(
-    method: string,
+    method: HttpMethod,
     path: Path,
     handler: RouteHandler<Shared, PathParams<Path>, Locals>,
     options: RouteOptions = {},
   ): this {
     this.#assertNotStarted();
-    if (!methodPattern.test(method)) throw new TypeError(`corral: invalid method ${method}`);
+    assertHttpMethod(method);
     if (typeof handler !== "function")
       throw new TypeError("corral: a route handler must be a function");
     const body = options.body ?? "buffer";
@@ -197,12 +295,12 @@ export class App<Shared, Locals extends object = NoLocals> {
    * the whole stream.
    */
   continuation<Path extends string, State>(
-    method: string,
+    method: HttpMethod,
     path: Path,
     spec: ContinuationSpec<Shared, PathParams<Path>, Locals, State>,
   ): this {
     this.#assertNotStarted();
-    if (!methodPattern.test(method)) throw new TypeError(`corral: invalid method ${method}`);
+    assertHttpMethod(method);
     if (typeof spec.step !== "function" || typeof spec.state !== "function") {
       throw new TypeError("corral: a continuation needs state() and step() functions");
     }
@@ -248,9 +346,48 @@ export class App<Shared, Locals extends object = NoLocals> {
     return this as unknown as App<Shared, Locals & Adds>;
   }
 
-  /** Sets the mapping for errors that are not an `HttpError`. */
-  onError(mapper: ErrorMapper<Shared>): this {
-    this.#errorMapper = mapper;
+  /**
+   * Sets the hook that sees every error a handler or middleware throws, once the App drafted its
+   * answer (the error's own status, or a bare 500): it may log, replace the answer, or rethrow
+   * the error it got to keep the answer; anything else it throws is a bare 500. The `after` hooks
+   * then run on the answer, as on every answer.
+   *
+   * @example
+   * app.onError((error, ctx) => {
+   *   if (error instanceof NotFoundInStore) ctx.response.json(404, { error: "not found" });
+   * });
+   */
+  onError(mapper: ErrorMapper<Shared, Locals>): this {
+    this.#errorHandling = {
+      format: this.#errorHandling.format,
+      onError: mapper as ErrorHandling["onError"],
+    };
+    return this;
+  }
+
+  /**
+   * Answers requests no route matches (instead of the App's 404); the `after` hooks run on its
+   * answer as on any other.
+   *
+   * @example
+   * app.notFound((ctx) => ctx.response.json(404, { error: `no route for ${ctx.request.path}` }));
+   */
+  notFound(handler: RouteHandler<Shared, Readonly<Record<string, string>>, Locals>): this {
+    this.#assertNotStarted();
+    this.#miss.notFound = handler as AnyHandler;
+    return this;
+  }
+
+  /**
+   * Answers requests whose path has routes but not for their method (instead of the App's 405);
+   * the `Allow` header is already drafted (`ctx.response.header("Allow")` reads it).
+   *
+   * @example
+   * app.methodNotAllowed((ctx) => ctx.response.json(405, { error: "method not allowed" }));
+   */
+  methodNotAllowed(handler: RouteHandler<Shared, Readonly<Record<string, string>>, Locals>): this {
+    this.#assertNotStarted();
+    this.#miss.methodNotAllowed = handler as AnyHandler;
     return this;
   }
 
@@ -380,6 +517,7 @@ export class App<Shared, Locals extends object = NoLocals> {
     try {
       for (let index = 0; ; index++) {
         if (index === chain.length) {
+          ctx.middlewareHeaderLength = index === 0 ? 0 : exchange.draftedHeaderLength;
           const found = this.#router.find(exchange.method, exchange.path);
           if (found.kind === "found" && found.handler.continuation === undefined) {
             ctx.params = found.params;
@@ -482,6 +620,7 @@ export class App<Shared, Locals extends object = NoLocals> {
       if (early instanceof Promise) return this.#resume(early, ctx, exchange, index + 1);
       if (early === "stop") return this.#after(ctx, index);
     }
+    ctx.middlewareHeaderLength = exchange.draftedHeaderLength;
     const result = this.#dispatch(ctx, exchange, this.#router.find(exchange.method, exchange.path));
     if (result instanceof Promise) return this.#afterSettled(result, ctx, chain.length - 1);
     return this.#after(ctx, chain.length - 1);
@@ -521,8 +660,7 @@ export class App<Shared, Locals extends object = NoLocals> {
     // RFC 9110 §15.6.2: a method the server does not implement at all is a 501 (a route that
     // uses the method was found above, so this check costs nothing on the served path).
     if (!knownMethods.has(method) && !this.#router.methods.has(method)) {
-      ctx.response.text(501, "Not Implemented\n");
-      return;
+      return answerRouteMiss(ctx, 501, undefined, this.#errorHandling.format);
     }
     if (found.kind === "methodNotAllowed") {
       ctx.response.header("Allow", found.entry.allow);
@@ -531,8 +669,7 @@ export class App<Shared, Locals extends object = NoLocals> {
         ctx.response.setStatus(204);
         return;
       }
-      ctx.response.text(405, "Method Not Allowed\n");
-      return;
+      return answerRouteMiss(ctx, 405, this.#miss.methodNotAllowed, this.#errorHandling.format);
     }
     // RFC 9110 §9.3.7: OPTIONS * asks about the server as a whole (the engine accepts the
     // asterisk-form for OPTIONS only, RFC 9112 §3.2.4).
@@ -541,7 +678,7 @@ export class App<Shared, Locals extends object = NoLocals> {
       ctx.response.setStatus(204);
       return;
     }
-    ctx.response.text(404, "Not Found\n");
+    return answerRouteMiss(ctx, 404, this.#miss.notFound, this.#errorHandling.format);
   }
 
   #finalize(response: ResponseDraft, exchange: Exchange): RequestOutcome {
@@ -570,14 +707,44 @@ export class App<Shared, Locals extends object = NoLocals> {
       return;
     }
     if (!exchange.hasWorker) return this.#failedWithoutWorker(ctx, exchange, error);
-    const mapped = mapError(ctx, exchange, error, this.#errorMapper as ErrorMapper<unknown>);
-    if (mapped instanceof Promise) return mapped.then(() => this.#mapped(ctx, exchange, error));
-    this.#mapped(ctx, exchange, error);
+    ctx.error = error;
+    const mapped = mapError(ctx, exchange, error, this.#errorHandling);
+    if (mapped instanceof Promise) return mapped.then(() => this.#answerError(ctx, exchange));
+    return this.#answerError(ctx, exchange);
+  }
+
+  /**
+   * The `after` hooks of every middleware entered run on the error's answer too, so that what
+   * they add (CORS, a request id) is on every answer. One failing there leaves a bare 500.
+   */
+  #answerError(ctx: AnyContext, exchange: Exchange): void | Promise<void> {
+    if (!exchange.live) return this.#mapped(ctx, exchange, ctx.error);
+    let hooks: void | Promise<void>;
+    try {
+      hooks = this.#hasAfter ? this.#after(ctx, ctx.enteredMiddleware - 1) : undefined;
+    } catch (hookError) {
+      return this.#afterHookFailed(ctx, exchange, hookError);
+    }
+    if (hooks instanceof Promise) {
+      return hooks.then(
+        () => this.#mapped(ctx, exchange, ctx.error),
+        (hookError: unknown) => this.#afterHookFailed(ctx, exchange, hookError),
+      );
+    }
+    this.#mapped(ctx, exchange, ctx.error);
+  }
+
+  #afterHookFailed(ctx: AnyContext, exchange: Exchange, hookError: unknown): void {
+    internalError(ctx, exchange, this.#errorHandling.format);
+    this.#mapped(ctx, exchange, hookError);
   }
 
   /** The error is answered: a 5xx is the server's failure, counted and logged. */
   #mapped(ctx: AnyContext, exchange: Exchange, error: unknown): void {
-    if (exchange.live && exchange.status >= 500) this.#failures.answered(ctx, exchange, error);
+    if (exchange.live) {
+      ctx.response.finalize();
+      if (exchange.status >= 500) this.#failures.answered(ctx, exchange, error);
+    }
     this.#finish(ctx, exchange, "error");
   }
 
@@ -597,8 +764,6 @@ export class App<Shared, Locals extends object = NoLocals> {
     }
   }
 }
-
-type AnyContext = Context<unknown, Readonly<Record<string, string>>, object>;
 
 /** One middleware as the chain runs it: its hooks, each present or undefined. */
 type ChainLink = { readonly [Hook in "before" | "after" | "cleanup"]: AnyMiddleware[Hook] };

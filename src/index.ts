@@ -24,13 +24,15 @@ export {
   type RouteOptions,
 } from "./app.ts";
 // Context, request and response
-export { Context } from "./context.ts";
+export { type AnyContext, Context } from "./context.ts";
 export type { ContinuationSpec, StepResult } from "./continuation.ts";
 // Cookies
 export type { CookieEntry } from "./cookies/cookie-header.ts";
 export type { CookieOptions } from "./cookies/set-cookie.ts";
 // Time
 export { Duration } from "./duration.ts";
+export type { ErrorFormat } from "./errors/error-format.ts";
+export type { StatusError } from "./errors/status-error.ts";
 // Server-sent events
 export { EventChannel } from "./events/event-channel.ts";
 export type { EventSourceChannel } from "./events/event-source.ts";
@@ -46,7 +48,7 @@ export {
 } from "./events/server-sent-events.ts";
 export { formatText } from "./format-text.ts";
 export type { AppLog } from "./handler-failures.ts";
-export { HttpError } from "./http-error.ts";
+export { HttpError, type HttpErrorOptions } from "./http-error.ts";
 export { type Io, type IoTimer, ManualIo, systemIo } from "./io.ts";
 // Middleware and errors
 export {
@@ -83,6 +85,7 @@ export { MediaTypeError, RequestView, type RequestViewLimits } from "./request-v
 export { ResponseDraft } from "./response-draft.ts";
 // Streams and continuations
 export { Stream, StreamWriter } from "./response-stream.ts";
+export type { HttpMethod } from "./router/http-methods.ts";
 export type { PathParams } from "./router/path-params.ts";
 // Fixed worker services
 export { serveJobs } from "./services/serve-jobs.ts";

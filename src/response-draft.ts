@@ -69,6 +69,61 @@ export class ResponseDraft {
   }
 
   /**
+   * The drafted value of header `name` (case-insensitive; several lines joined with ", "), or
+   * `undefined`: what `after` hooks read to decide (`Content-Type`, `Cache-Control`, `ETag`, ...).
+   *
+   * @example
+   * if (ctx.response.getHeader("content-encoding") === undefined) compressIt();
+   */
+  getHeader(name: string): string | undefined {
+    if (name.toLowerCase() === "content-type" && this.#contentType !== undefined) {
+      return this.#contentType;
+    }
+    return this.#exchange.responseHeader(name);
+  }
+
+  /** Removes every drafted line of header `name`; a `TypeError` once a stream's head is out. */
+  removeHeader(name: string): void {
+    this.#assertHeadersOpen();
+    if (name.toLowerCase() === "content-type") this.#contentType = undefined;
+    this.#exchange.removeResponseHeader(name);
+  }
+
+  /**
+   * The drafted body as it stands, without a copy: a view of the staged bytes (valid until the
+   * body changes) or the borrowed bytes; empty for a stream, whose bytes go out as they are
+   * flushed. `after` hooks read it (an ETag of the content, compression).
+   *
+   * @example
+   * const digest = Bun.hash(ctx.response.body);
+   */
+  get body(): Uint8Array {
+    if (this.#stream !== undefined) return emptyBody;
+    return this.#exchange.draftedBody;
+  }
+
+  /**
+   * Replaces the drafted body with a copy of `bytes`, keeping status, headers and content type
+   * (a compressed form, say). A borrowed body stays borrowed when `bytes` do not fit in staging.
+   * A stream's body cannot be replaced (`TypeError`).
+   *
+   * @example
+   * ctx.response.replaceBody(Bun.gzipSync(ctx.response.body));
+   */
+  replaceBody(bytes: Uint8Array): void {
+    this.#assertNotStreaming("replaceBody");
+    if (bytes.length > 0) assertContentAllowed(this.#exchange.status);
+    this.#exchange.clearBody();
+    this.#borrowed = false;
+    this.#pristine = false;
+    if (bytes.length <= this.#exchange.stagingFree) this.#exchange.write(bytes);
+    else {
+      this.#exchange.borrowBody(bytes);
+      this.#borrowed = true;
+    }
+  }
+
+  /**
    * Whether the status and headers are final: a stream's first flush sent them, or the request
    * is over. An `after` hook checks it before adding a header, which would then be a `TypeError`.
    */
@@ -235,6 +290,8 @@ export class ResponseDraft {
     this.#contentType = contentType;
   }
 }
+
+const emptyBody = new Uint8Array(0);
 
 function borrowedBodyError(operation: string): TypeError {
   return new TypeError(
