@@ -11,7 +11,7 @@ import { type ErrorHandling, internalError, mapError } from "./error-mapping.ts"
 import type { ErrorFormat } from "./errors/error-format.ts";
 import { answerRouteMiss, type MissHandlers } from "./errors/route-miss.ts";
 import { type AppLog, HandlerFailures } from "./handler-failures.ts";
-import { requestInProcess } from "./in-process.ts";
+import { type InProcessRequestInit, requestInProcess } from "./in-process.ts";
 import { type Io, systemIo } from "./io.ts";
 import type { Middleware, NoLocals, RequestOutcome } from "./middleware.ts";
 import type { RedisConnection } from "./redis/redis-connection.ts";
@@ -455,7 +455,7 @@ export class App<Shared, Locals extends object = NoLocals> {
    * const response = await app.request("/hello?name=x");
    * expect(await response.text()).toBe("x");
    */
-  request(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  request(input: string | URL | Request, init?: InProcessRequestInit): Promise<Response> {
     if (this.#stopped) {
       return Promise.reject(
         new Error("corral: app.request() after app.stop(): the App is stopped"),

@@ -48,7 +48,18 @@ export {
 } from "./events/server-sent-events.ts";
 export { formatText } from "./format-text.ts";
 export type { AppLog } from "./handler-failures.ts";
+// Conditional requests and content codings (RFC 9110 §13, §12.5.3)
+export {
+  evaluatePreconditions,
+  ifRangeAllows,
+  type PreconditionResult,
+  type Validators,
+} from "./http/conditional-requests.ts";
+export { type ContentCoding, chooseContentCoding } from "./http/content-coding.ts";
+export { isEntityTag } from "./http/entity-tags.ts";
+export { formatHttpDate, parseHttpDate } from "./http/http-date.ts";
 export { HttpError, type HttpErrorOptions } from "./http-error.ts";
+export type { InProcessRequestInit } from "./in-process.ts";
 export { type Io, type IoTimer, ManualIo, systemIo } from "./io.ts";
 // Middleware and errors
 export {

@@ -17,6 +17,7 @@ export class ResponseDraft {
   readonly #exchange: Exchange;
   #contentType: string | undefined;
   #stream: Stream | undefined;
+  #streamStatus = 200;
   /** Status still 200 and no body drafted: the first body needs no reset of either. */
   #pristine = true;
   /** `borrowBody()` made the body: only another `borrowBody()` replaces it. */
@@ -29,8 +30,12 @@ export class ResponseDraft {
     this.#exchange = exchange;
   }
 
-  /** The status drafted so far (200 until set). */
+  /**
+   * The status drafted so far (200 until set); after error mapping, the error's. A stream's status
+   * stays readable once the stream has ended the request.
+   */
   get status(): number {
+    if (this.#stream !== undefined && !this.#exchange.live) return this.#streamStatus;
     return this.#exchange.status;
   }
 
@@ -221,6 +226,7 @@ export class ResponseDraft {
     }
     validateContentType(contentType);
     this.#exchange.setStatus(status);
+    this.#streamStatus = status;
     this.#pristine = false;
     const engineStream = this.#exchange.stream();
     this.#exchange.setHeader("Content-Type", contentType);

@@ -27,7 +27,7 @@ function target(file: string, specifier: string): string {
 }
 
 describe("project shape", () => {
-  test("one package: the App and the engine, with no dependency on a corral package", () => {
+  test("one package: the App, its middleware and the engine, with no dependency on a corral package", () => {
     expect({
       name: rootPackage.name,
       dependencies: rootPackage.dependencies,
@@ -39,6 +39,10 @@ describe("project shape", () => {
       workspaces: false,
       exports: {
         ".": { types: "./dist/src/index.d.ts", import: "./dist/src/index.js" },
+        "./middleware": {
+          types: "./dist/src/middleware/index.d.ts",
+          import: "./dist/src/middleware/index.js",
+        },
         "./engine": { types: "./dist/engine/index.d.ts", import: "./dist/engine/index.js" },
         "./package.json": "./package.json",
       },
