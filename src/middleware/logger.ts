@@ -94,7 +94,9 @@ export function logger(options: LoggerOptions = {}) {
 function lineOf(ctx: AnyContext, entry: Started, outcome: RequestOutcome): RequestLogLine {
   const reason = ctx.signal.reason;
   const timedOut =
-    outcome === "aborted" && reason instanceof Error && reason.message.includes("deadline");
+    outcome === "aborted" &&
+    reason instanceof Error &&
+    (reason.message.includes("deadline") || reason.message.includes("Timeout"));
   const status = outcome === "aborted" && entry.status === null ? null : entry.status;
   const failed = outcome === "error" && (status === null || status >= 500);
   return {
