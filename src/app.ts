@@ -11,6 +11,7 @@ import { type ErrorHandling, internalError, mapError } from "./error-mapping.ts"
 import type { ErrorFormat } from "./errors/error-format.ts";
 import { answerRouteMiss, type MissHandlers } from "./errors/route-miss.ts";
 import { type AppLog, HandlerFailures } from "./handler-failures.ts";
+import { assertNotHotReloading } from "./hot-reload.ts";
 import { type InProcessRequestInit, requestInProcess } from "./in-process.ts";
 import { type Io, systemIo } from "./io.ts";
 import type { Middleware, NoLocals, RequestOutcome } from "./middleware.ts";
@@ -155,6 +156,8 @@ export class App<Shared, Locals extends object = NoLocals> {
   #redis: RedisCounters | undefined;
   #listening = false;
   #stopped = false;
+  /** Streams the engine counted as failed handlers that a client's leaving ended. */
+  #streamsEndedByClient = 0;
 
   constructor(options: AppOptions<Shared>) {
     this.shared = options.shared;
@@ -391,9 +394,13 @@ export class App<Shared, Locals extends object = NoLocals> {
     return this;
   }
 
-  /** Starts serving on `hostname` (127.0.0.1 by default) and `port`; prints the budget line. */
+  /**
+   * Starts serving on `hostname` (127.0.0.1 by default) and `port`; prints the budget line.
+   * Under `bun --hot` it is a `TypeError` that says to use `bun --watch` (see `docs/guide.md`).
+   */
   listen(options: AppListenOptions): AppServer {
     if (this.#listening) throw new TypeError("corral: this App is already listening");
+    assertNotHotReloading();
     const engine = this.#ensureEngine();
     const { log = console.log, ...bind } = options;
     const server = engine.listen(bind);
@@ -416,15 +423,17 @@ export class App<Shared, Locals extends object = NoLocals> {
   /**
    * Exact engine counters. `handlerFailures` counts every handler (and middleware) error answered
    * with a 5xx, every stream aborted by one, and every one that came after the headers were
-   * sent: with no other server errors, it equals the 5xx answers plus the aborted streams.
-   * `redis` is there once `includeRedisStats()` was called.
+   * sent: with no other server errors, it equals the 5xx answers plus the aborted streams. A
+   * client leaving (an SSE client closing its connection, say) or a deadline is an ordinary
+   * `"aborted"` outcome: neither counted here nor logged. `redis` is there once `includeRedisStats()` was called.
    *
    * @example
    * const { requests, redis } = app.stats();
    */
   stats(): AppStats {
     const stats = this.#ensureEngine().stats();
-    const handlerFailures = stats.handlerFailures + this.#failures.count;
+    const handlerFailures =
+      stats.handlerFailures - this.#streamsEndedByClient + this.#failures.count;
     if (this.#redis === undefined) return { ...stats, handlerFailures };
     return { ...stats, handlerFailures, redis: this.#redis.stats() };
   }
@@ -694,6 +703,14 @@ export class App<Shared, Locals extends object = NoLocals> {
       return;
     }
     if (ctx.response.headersSent) {
+      if (exchange.live && !ctx.handlerSucceeded && exchange.aborted) {
+        // The client left (or a deadline passed) mid-stream, as SSE clients do: an ordinary end.
+        // Only the engine can end the stream honestly (no last chunk), so the error goes on to
+        // it; its count of handler failures is corrected in stats().
+        this.#streamsEndedByClient++;
+        this.#finish(ctx, exchange, "aborted");
+        throw error;
+      }
       if (exchange.live && !ctx.handlerSucceeded) {
         // Part of the stream is out: only the engine can end it honestly (aborted, no last chunk).
         this.#failures.abortedStream(ctx, exchange, error);
@@ -743,9 +760,12 @@ export class App<Shared, Locals extends object = NoLocals> {
   #mapped(ctx: AnyContext, exchange: Exchange, error: unknown): void {
     if (exchange.live) {
       ctx.response.finalize();
-      if (exchange.status >= 500) this.#failures.answered(ctx, exchange, error);
+      // A client that left is no server failure, whatever its leaving made the handler throw.
+      if (exchange.status >= 500 && !exchange.aborted) {
+        this.#failures.answered(ctx, exchange, error);
+      }
     }
-    this.#finish(ctx, exchange, "error");
+    this.#finish(ctx, exchange, exchange.aborted ? "aborted" : "error");
   }
 
   #cleanup(ctx: AnyContext, outcome: RequestOutcome, exchange: Exchange): void {
