@@ -23,6 +23,7 @@ import { ResponseDraft } from "./response-draft.ts";
 import { assertHttpMethod, type HttpMethod } from "./router/http-methods.ts";
 import type { PathParams } from "./router/path-params.ts";
 import { endpointMethods, type RouteResult, Router } from "./router/router.ts";
+import { requestScopeEnabled, runInRequestScope } from "./waiting/request-scope.ts";
 
 /** The App's limits: the engine's and those of the request views. */
 export interface AppLimits extends Limits, RequestViewLimits {}
@@ -111,12 +112,17 @@ export interface RouteOptions {
 
 interface Route {
   readonly handler: AnyHandler;
+  /** The route's dispatch key: its registration order, after the key of unrouted answers. */
+  readonly key: number;
   /** Whether the route reads its request body as a stream. */
   readonly streamsBody?: boolean;
   readonly instance: object | undefined;
   // biome-ignore lint/suspicious/noExplicitAny: continuations of every state type share one table.
   readonly continuation?: ContinuationSpec<any, any, any, any>;
 }
+
+/** The dispatch key of every answer no route gives (404, 405, 501, `OPTIONS *`). */
+const unroutedKey = 0;
 
 /** Methods the App knows even when no route uses them: anything else is a 501. */
 /** What `app.all()` registers: every method but HEAD, which GET's handler answers. */
@@ -154,6 +160,10 @@ export class App<Shared, Locals extends object = NoLocals> {
   /** Whether some route streams its body: without one the engine is not asked per request. */
   #streamsBodies = false;
   #redis: RedisCounters | undefined;
+  /** Dispatch keys given to routes so far (0 is the unrouted answers'). */
+  #routeKeys = 0;
+  #routedExchange: Exchange | undefined;
+  #routed: RouteResult<Route> | undefined;
   #listening = false;
   #stopped = false;
   /** Streams the engine counted as failed handlers that a client's leaving ended. */
@@ -286,6 +296,7 @@ export class App<Shared, Locals extends object = NoLocals> {
     if (streamsBody) this.#streamsBodies = true;
     this.#router.add(method, path, {
       handler: handler as AnyHandler,
+      key: ++this.#routeKeys,
       instance: undefined,
       streamsBody,
     });
@@ -310,7 +321,12 @@ export class App<Shared, Locals extends object = NoLocals> {
     const handler = (() => {
       throw new TypeError("corral: continuations run through the App");
     }) as AnyHandler;
-    this.#router.add(method, path, { handler, instance: undefined, continuation: spec });
+    this.#router.add(method, path, {
+      handler,
+      key: ++this.#routeKeys,
+      instance: undefined,
+      continuation: spec,
+    });
     return this;
   }
 
@@ -324,7 +340,11 @@ export class App<Shared, Locals extends object = NoLocals> {
     for (const name of endpointMethods) {
       const handler = (instance as Record<string, unknown>)[name];
       if (typeof handler !== "function") continue;
-      this.#router.add(name.toUpperCase(), path, { handler: handler as AnyHandler, instance });
+      this.#router.add(name.toUpperCase(), path, {
+        handler: handler as AnyHandler,
+        key: ++this.#routeKeys,
+        instance,
+      });
       count++;
     }
     if (count === 0) {
@@ -480,18 +500,48 @@ export class App<Shared, Locals extends object = NoLocals> {
   }
 
   #ensureEngine(): Engine {
+    const handle = (exchange: Exchange) => this.#handle(exchange);
     this.#engine ??= createEngine({
       limits: this.#engineLimits(),
-      handler: (exchange) => this.#handle(exchange),
+      handler: (exchange) =>
+        requestScopeEnabled() ? runInRequestScope(exchange, handle) : this.#handle(exchange),
       streamBodies: this.#streamsBodies ? (exchange) => this.#streamsBody(exchange) : undefined,
+      dispatchKey: (exchange) => this.#dispatchKey(exchange),
       log: null,
     });
     return this.#engine;
   }
 
+  /**
+   * The request's route, found once: the dispatch key asks first, the pipeline reuses it (a
+   * request that waited in the queue is looked up again, as later requests replaced it).
+   */
+  #route(exchange: Exchange): RouteResult<Route> {
+    if (exchange === this.#routedExchange) return this.#routed!;
+    const found = this.#router.find(exchange.method, exchange.path);
+    this.#routedExchange = exchange;
+    this.#routed = found;
+    return found;
+  }
+
+  /**
+   * Fair dispatch by route: requests of one route (method and pattern) share a key, and every
+   * unrouted answer (404, 405, 501) shares one, so no route can make the others queue.
+   */
+  #dispatchKey(exchange: Exchange): number {
+    let found: RouteResult<Route>;
+    try {
+      found = this.#route(exchange);
+    } catch {
+      // A capture that does not decode: the pipeline meets the same error and maps it (400).
+      return unroutedKey;
+    }
+    return found.kind === "found" ? found.handler.key : unroutedKey;
+  }
+
   /** Whether the route of this request streams its body (asked after the head). */
   #streamsBody(exchange: Exchange): boolean {
-    const found = this.#router.find(exchange.method, exchange.path);
+    const found = this.#route(exchange);
     return found.kind === "found" && found.handler.streamsBody === true;
   }
 
@@ -527,7 +577,7 @@ export class App<Shared, Locals extends object = NoLocals> {
       for (let index = 0; ; index++) {
         if (index === chain.length) {
           ctx.middlewareHeaderLength = index === 0 ? 0 : exchange.draftedHeaderLength;
-          const found = this.#router.find(exchange.method, exchange.path);
+          const found = this.#route(exchange);
           if (found.kind === "found" && found.handler.continuation === undefined) {
             ctx.params = found.params;
             const route = found.handler;
@@ -630,7 +680,7 @@ export class App<Shared, Locals extends object = NoLocals> {
       if (early === "stop") return this.#after(ctx, index);
     }
     ctx.middlewareHeaderLength = exchange.draftedHeaderLength;
-    const result = this.#dispatch(ctx, exchange, this.#router.find(exchange.method, exchange.path));
+    const result = this.#dispatch(ctx, exchange, this.#route(exchange));
     if (result instanceof Promise) return this.#afterSettled(result, ctx, chain.length - 1);
     return this.#after(ctx, chain.length - 1);
   }

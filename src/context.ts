@@ -89,8 +89,10 @@ export class Context<Shared, Params, Locals> {
   }
 
   /**
-   * Waits `duration` on the App's `Io` clock while the engine keeps serving others. Rejects with
-   * the abort reason (a `ClientGoneError`) as soon as the request's signal fires.
+   * Waits `duration` on the App's `Io` clock while the engine keeps serving others. The worker
+   * stays with the handler (fair dispatch keeps other routes served); to give it back while
+   * waiting, `await ctx.awaitOffWorker(ctx.sleep(ms))`. Rejects with the abort reason (a
+   * `ClientGoneError`) as soon as the request's signal fires.
    */
   sleep(duration: Duration | number): Promise<void> {
     const milliseconds = toMilliseconds(duration);

@@ -1,4 +1,4 @@
-import type { Exchange } from "./exchange.ts";
+import type { ExchangeRequest } from "./exchange-request.ts";
 import type { StreamedBody } from "./internal/streamed-body.ts";
 
 /**
@@ -12,13 +12,13 @@ import type { StreamedBody } from "./internal/streamed-body.ts";
  * for await (const piece of exchange.bodyStream()) hash.update(piece);
  */
 export class RequestBody implements AsyncIterable<Uint8Array> {
-  readonly #exchange: Exchange;
+  readonly #exchange: ExchangeRequest;
   readonly #body: StreamedBody;
   /** What `read` has not copied yet of the last piece. */
   #rest: Uint8Array = new Uint8Array(0);
 
   /** @internal Made by `Exchange.bodyStream()`. */
-  constructor(exchange: Exchange, body: StreamedBody, declaredLength: number) {
+  constructor(exchange: ExchangeRequest, body: StreamedBody, declaredLength: number) {
     this.#exchange = exchange;
     this.#body = body;
     this.length = declaredLength;

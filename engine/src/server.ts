@@ -1,14 +1,18 @@
 import type { Socket, TCPSocketListener } from "bun";
-import { BlockedOutputRule } from "./internal/blocked-output.ts";
 import { Connection } from "./internal/connection.ts";
-import type { EngineContext, Handler, StreamBodies } from "./internal/engine-context.ts";
+import type {
+  DispatchKey,
+  EngineContext,
+  Handler,
+  StreamBodies,
+} from "./internal/engine-context.ts";
 import type { EngineSocket } from "./internal/engine-socket.ts";
 import { buildErrorResponses, cannedServerFullResponse } from "./internal/error-responses.ts";
 import { FreeList } from "./internal/free-list.ts";
 import { CachedDateHeader } from "./internal/http-date.ts";
 import { MemorySocket } from "./internal/memory-socket.ts";
 import { SlotQueue } from "./internal/slot-queue.ts";
-import { type WorkerSlot, WorkerTable } from "./internal/worker-table.ts";
+import { WorkerScheduler } from "./internal/worker-scheduler.ts";
 import { YoungCollection } from "./internal/young-collection.ts";
 import { budgetLine, type Limits, resolveLimits } from "./limits.ts";
 import { type EngineStats, StatsCounters } from "./stats.ts";
@@ -29,6 +33,17 @@ export interface EngineOptions {
    * createEngine({ handler, streamBodies: (exchange) => exchange.method === "PUT" });
    */
   readonly streamBodies?: StreamBodies;
+  /**
+   * Gives each request its dispatch key once its head is complete. When requests wait for a
+   * worker, the next free one goes to the waiting request whose key holds the fewest workers,
+   * the oldest first among equals (fair dispatch; see docs/limits.md). By default the key is the
+   * request's path, so one slow path cannot make the others queue behind it; the App gives its
+   * route (method and pattern).
+   *
+   * @example
+   * createEngine({ handler, dispatchKey: (exchange) => (exchange.path.startsWith("/api/") ? 1 : 0) });
+   */
+  readonly dispatchKey?: DispatchKey;
   /** Where the budget line goes; `console.log` by default, `null` for silence. */
   readonly log?: ((line: string) => void) | null;
 }
@@ -129,13 +144,12 @@ export function createEngine(options: EngineOptions): Engine {
   const limits = resolveLimits(options.limits);
   if (typeof options.handler !== "function")
     throw new TypeError("corral: handler must be a function");
-  if (options.streamBodies !== undefined && typeof options.streamBodies !== "function") {
-    throw new TypeError("corral: streamBodies must be a function");
+  for (const name of ["streamBodies", "dispatchKey"] as const) {
+    if (options[name] !== undefined && typeof options[name] !== "function") {
+      throw new TypeError(`corral: ${name} must be a function`);
+    }
   }
   const stats = new StatsCounters();
-  const workers = new WorkerTable(limits);
-  const requestQueue = new SlotQueue(limits.maxConnections);
-  const reacquireQueue = new SlotQueue(limits.maxConnections);
   const freeSlots = new FreeList(limits.maxConnections);
   // Connections waiting for a request, the one idle longest first: reclaimed when slots run out.
   const idleConnections = new SlotQueue(limits.maxConnections);
@@ -149,48 +163,19 @@ export function createEngine(options: EngineOptions): Engine {
     stats,
     handler: options.handler,
     streamBodies: options.streamBodies ?? null,
+    dispatchKey: options.dispatchKey ?? null,
     date: new CachedDateHeader(Date.now()),
     errorResponses: buildErrorResponses(limits),
     now: performance.now(),
     stopping: false,
-    takeWorker() {
-      if (requestQueue.length > 0 || reacquireQueue.length > 0) return undefined;
-      const worker = workers.take();
-      if (worker !== undefined) {
-        stats.workersBusy = workers.busy;
-        if (workers.busy > stats.peakWorkersBusy) stats.peakWorkersBusy = workers.busy;
-      }
-      return worker;
-    },
-    enqueueRequest(slot) {
-      if (requestQueue.length >= limits.maxQueuedRequests) return false;
-      requestQueue.push(slot);
-      stats.queuedRequests = requestQueue.length;
-      return true;
-    },
-    enqueueReacquire(slot) {
-      reacquireQueue.push(slot);
-    },
-    leaveQueues(slot) {
-      requestQueue.remove(slot);
-      reacquireQueue.remove(slot);
-      stats.queuedRequests = requestQueue.length;
-    },
-    giveWorker(worker: WorkerSlot) {
-      // Streams that gave their worker back come first: they were admitted already.
-      const slot = reacquireQueue.length > 0 ? reacquireQueue.shift() : requestQueue.shift();
-      stats.queuedRequests = requestQueue.length;
-      if (slot >= 0) {
-        connections[slot]!.grantWorker(worker);
-        return;
-      }
-      workers.give(worker);
-      stats.workersBusy = workers.busy;
-    },
-    connectionClosed(slot) {
-      freeSlots.give(slot);
+    scheduler: new WorkerScheduler(limits, stats, (slot) => connections[slot]!.closeStalled()),
+    connectionClosed(slot, slotFree) {
+      if (slotFree) freeSlots.give(slot);
       stats.connectionsOpen--;
       if (stats.connectionsOpen === 0) onAllClosed?.();
+    },
+    slotFreed(slot) {
+      freeSlots.give(slot);
     },
     connectionIdle(slot) {
       idleConnections.push(slot);
@@ -198,14 +183,7 @@ export function createEngine(options: EngineOptions): Engine {
     connectionBusy(slot) {
       idleConnections.remove(slot);
     },
-    blockedOutput: new BlockedOutputRule(limits, stats),
     youngCollection: new YoungCollection(),
-    reclaimBlockedWorker() {
-      const slot = context.blockedOutput.connectionToClose(
-        requestQueue.length + reacquireQueue.length,
-      );
-      if (slot >= 0) connections[slot]!.closeStalled();
-    },
   };
 
   const headArena = new Uint8Array(limits.maxConnections * limits.maxHeaderBytes);
@@ -223,6 +201,7 @@ export function createEngine(options: EngineOptions): Engine {
       ),
     );
   }
+  context.scheduler.attach(connections.map((connection) => connection.lease));
   const serverFull = cannedServerFullResponse(limits);
 
   /**
@@ -274,7 +253,7 @@ export function createEngine(options: EngineOptions): Engine {
       for (const connection of connections) {
         if (connection.socket !== null) connection.checkDeadlines(now);
       }
-      context.reclaimBlockedWorker();
+      context.scheduler.reclaimBlockedWorker();
     }, limits.sweepIntervalMs);
     if (listener === null) sweep.unref();
   }

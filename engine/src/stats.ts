@@ -25,6 +25,16 @@ export interface EngineStats {
   readonly workersHeldByBlockedOutput: number;
   /** Connections closed because blocked output held more than its share of the workers. */
   readonly blockedOutputCloses: number;
+  /**
+   * Workers handed to a waiting request ahead of an older one, because its dispatch key (the
+   * App's route) held fewer workers: fair dispatch at work.
+   */
+  readonly fairDispatches: number;
+  /**
+   * Waiting requests refused (503) to give their place in the full queue to a request of a key
+   * with fewer waiters.
+   */
+  readonly queueDisplacements: number;
   /** Idle connections closed to admit a new one when every slot was taken. */
   readonly idleConnectionsReclaimed: number;
   /** Requests whose head was parsed completely. */
@@ -69,6 +79,8 @@ export class StatsCounters {
   blockedConnections = 0;
   workersHeldByBlockedOutput = 0;
   blockedOutputCloses = 0;
+  fairDispatches = 0;
+  queueDisplacements = 0;
   idleConnectionsReclaimed = 0;
   requests = 0;
   readonly responses = new Float64Array(6);
@@ -114,6 +126,8 @@ export class StatsCounters {
       blockedConnections: this.blockedConnections,
       workersHeldByBlockedOutput: this.workersHeldByBlockedOutput,
       blockedOutputCloses: this.blockedOutputCloses,
+      fairDispatches: this.fairDispatches,
+      queueDisplacements: this.queueDisplacements,
       idleConnectionsReclaimed: this.idleConnectionsReclaimed,
       requests: this.requests,
       responses: {

@@ -1,3 +1,5 @@
+import { awaitOffWorkerUnseen } from "../waiting/off-worker.ts";
+import { currentExchange, enableRequestScope } from "../waiting/request-scope.ts";
 import type { ResultMessage } from "./internal/job-messages.ts";
 import { PendingJob } from "./internal/pending-job.ts";
 import { type SlotEvents, WorkerSlot } from "./internal/worker-slot.ts";
@@ -29,9 +31,12 @@ import type { JobCounter, WorkerPoolStats } from "./worker-pool-stats.ts";
  * A job's time limit counts from when a thread takes it (including that thread's start-up), not
  * its wait in the queue; a caller's `signal` bounds the wait as well.
  *
- * From a request handler, pass `{ context: ctx }`: while an accepted job is awaited, the
- * request gives its engine worker back, so a flood of jobs fills the pool's bound (and is
- * refused past it, answered 503) instead of taking every engine worker from unrelated routes.
+ * Called from a request handler, an accepted job is awaited with the request's engine worker
+ * given back whenever the handler cannot tell (nothing drafted but headers, and no request body
+ * stored in the worker), and taken back fairly before the handler goes on: a flood of jobs fills
+ * the pool's bound (and is refused past it, answered 503) instead of taking every engine worker
+ * from unrelated routes. `{ context: ctx }` gives the worker back in every case it can (the
+ * request body goes with it) and lets the request's signal abort the job.
  *
  * Requests and responses are structured-cloned (copied; no functions, no class instances;
  * buffers are copied, not transferred). Threads do not isolate arbitrary code: a thread stuck in
@@ -45,7 +50,7 @@ import type { JobCounter, WorkerPoolStats } from "./worker-pool-stats.ts";
  *   maxQueuedJobs: 32,
  *   jobTimeoutMs: 1_000,
  * });
- * const digest = await pool.run("hello", { context: ctx });
+ * const digest = await pool.run("hello");
  */
 export class WorkerPool<Request, Response> implements AsyncDisposable {
   readonly #options: ResolvedWorkerPoolOptions;
@@ -70,6 +75,7 @@ export class WorkerPool<Request, Response> implements AsyncDisposable {
 
   constructor(options: WorkerPoolOptions) {
     this.#options = resolveWorkerPoolOptions(options);
+    enableRequestScope();
     const events: SlotEvents = {
       ready: () => this.#pump(),
       result: (slot, message) => this.#finish(slot, message),
@@ -124,7 +130,9 @@ export class WorkerPool<Request, Response> implements AsyncDisposable {
     if (slot === undefined) this.#queue.add(job);
     else this.#assign(slot, job);
     // Only an accepted job gives the engine worker back: a refusal is answered at once with it.
-    return context === undefined ? job.promise : context.awaitOffWorker(job.promise);
+    if (context !== undefined) return context.awaitOffWorker(job.promise);
+    const exchange = currentExchange();
+    return exchange === undefined ? job.promise : awaitOffWorkerUnseen(exchange, job.promise);
   }
 
   /**

@@ -2,10 +2,9 @@ import type { EngineErrorName } from "../errors.ts";
 import type { Exchange } from "../exchange.ts";
 import type { Limits } from "../limits.ts";
 import type { StatsCounters } from "../stats.ts";
-import type { BlockedOutputRule } from "./blocked-output.ts";
 import type { ErrorResponse } from "./error-responses.ts";
 import type { CachedDateHeader } from "./http-date.ts";
-import type { WorkerSlot } from "./worker-table.ts";
+import type { WorkerScheduler } from "./worker-scheduler.ts";
 import type { YoungCollection } from "./young-collection.ts";
 
 /** What the application gives the engine: called once per request with its exchange. */
@@ -16,6 +15,13 @@ export type Handler = (exchange: Exchange) => void | Promise<void>;
  * (`exchange.bodyStream()`) instead of receiving it buffered (`exchange.body`).
  */
 export type StreamBodies = (exchange: Exchange) => boolean;
+
+/**
+ * Gives a request whose head is complete its dispatch key: requests of one key share their
+ * fairness (see fair dispatch in docs/limits.md). Called once per request, before it asks for a
+ * worker; any integer from 0 (larger ones are folded onto 1024 keys).
+ */
+export type DispatchKey = (exchange: Exchange) => number;
 
 /** The server-wide state every connection shares. */
 export interface EngineContext {
@@ -30,26 +36,21 @@ export interface EngineContext {
   now: number;
   /** Set by `stop()`: responses close their connections. */
   stopping: boolean;
-  /** A worker for a new request, or undefined when the request must wait in the queue. */
-  takeWorker(): WorkerSlot | undefined;
-  /** Queues a connection for a worker; false when the queue is full. */
-  enqueueRequest(slot: number): boolean;
-  /** Queues a connection that gave its worker back and wants one again (always fits). */
-  enqueueReacquire(slot: number): void;
-  /** Removes a connection from both queues. */
-  leaveQueues(slot: number): void;
-  /** Returns a worker: handed to the first waiter, or to the free list. */
-  giveWorker(worker: WorkerSlot): void;
-  /** A connection slot became free. */
-  connectionClosed(slot: number): void;
+  /** The one owner of the workers: connections ask it through their `WorkerLease`. */
+  readonly scheduler: WorkerScheduler;
+  /** The application's dispatch keys (the App's routes); null: the path is the key. */
+  readonly dispatchKey: DispatchKey | null;
+  /**
+   * A connection closed; `slotFree` unless an abandoned handler still holds the slot's worker
+   * (then `slotFreed` follows when it settles).
+   */
+  connectionClosed(slot: number, slotFree: boolean): void;
+  /** The slot of a closed connection is free again (its abandoned handler settled). */
+  slotFreed(slot: number): void;
   /** The connection in `slot` waits for a request and owes nothing (reclaimable when full). */
   connectionIdle(slot: number): void;
   /** The connection in `slot` started a request (or closed): it is not idle. */
   connectionBusy(slot: number): void;
-  /** Which connections hold workers while their output is blocked. */
-  readonly blockedOutput: BlockedOutputRule;
   /** Counts dispatched requests and keeps the young garbage of request bursts bounded. */
   readonly youngCollection: YoungCollection;
-  /** Closes the connection stalled longest when blocked output holds more than its share. */
-  reclaimBlockedWorker(): void;
 }

@@ -1,9 +1,11 @@
 import type { ParsedHead } from "../parser/parsed-head.ts";
 import type { EngineSocket } from "./engine-socket.ts";
+import type { HandlerRun } from "./handler-run.ts";
 import type { PeerAddress } from "./peer-address.ts";
 import type { ResponseDraft } from "./response-draft.ts";
 import type { StreamFraming } from "./stream-framing.ts";
 import type { StreamedBody } from "./streamed-body.ts";
+import type { WorkerLease } from "./worker-lease.ts";
 
 /**
  * What an `Exchange` reads and calls on its connection. The connection implements it; the
@@ -23,12 +25,11 @@ export interface ExchangeHost {
   readonly socket: EngineSocket | null;
   /** The peer's address, read from the socket on first use. */
   readonly peer: PeerAddress;
-  /** Whether the exchange's handler is still running. */
-  readonly handlerRunning: boolean;
   /** The last path and query strings made, reused when a later request repeats them. */
   lastPath: string;
   lastQuery: string;
-  publish(): void;
-  releaseWorker(): void;
-  acquireWorker(): Promise<void>;
+  /** The connection's one claim on a worker. */
+  readonly lease: WorkerLease;
+  /** The handler's part: whether it still runs, and publishing a detached exchange's draft. */
+  readonly run: Pick<HandlerRun, "running" | "publish">;
 }

@@ -3,6 +3,7 @@ import type { ParsedHead } from "../parser/parsed-head.ts";
 import { ClientGoneError, ResponseLimitError } from "../response-errors.ts";
 import type { StatsCounters } from "../stats.ts";
 import { asciiBytes, hexLength, writeHex } from "./ascii.ts";
+import type { HandlerRun } from "./handler-run.ts";
 import type { OutputChannel } from "./output-channel.ts";
 import type { ResponseDraft } from "./response-draft.ts";
 import { streamFramePrefixBytes } from "./worker-table.ts";
@@ -23,10 +24,11 @@ export interface StreamHost {
   readonly stats: StatsCounters;
   /** The cached Date header line. */
   readonly dateLine: Uint8Array;
-  /** The Connection header this response carries (and whether the connection closes after it). */
-  connectionDisposition(): "close" | "keep-alive" | "default";
-  /** The stream's last bytes are written: the request is over. */
-  requestDone(): void;
+  /**
+   * The handler's part: the Connection header this response carries (and whether the
+   * connection closes after it), and ending the request once the stream's last bytes are written.
+   */
+  readonly run: Pick<HandlerRun, "connectionDisposition" | "requestDone">;
   /** The stream started: its deadline replaces the request deadline. */
   streamStarted(): void;
   /** Runs the connection (composes and writes what is due). */
@@ -176,7 +178,7 @@ export class StreamFraming {
     this.#flushRequested = false;
     this.#inFlight = true;
     if (!this.headSent) {
-      const disposition = connection.connectionDisposition();
+      const disposition = connection.run.connectionDisposition();
       const framing = this.#chunked ? "chunked" : "none";
       output.end = draft.writeHead(
         output.buffer,
@@ -227,7 +229,7 @@ export class StreamFraming {
     this.#reject = null;
     if (this.#finishRequested) {
       this.finished = true;
-      connection.requestDone();
+      connection.run.requestDone();
     }
     resolve?.();
   }

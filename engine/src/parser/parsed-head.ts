@@ -57,6 +57,19 @@ export class ParsedHead {
     this.expectContinue = false;
   }
 
+  /** Whether the request line parsed so far names the HEAD method (its answers carry no content). */
+  isHeadMethod(): boolean {
+    if (!this.requestLineDone || this.methodEnd - this.methodStart !== 4) return false;
+    const buffer = this.buffer;
+    const method = this.base + this.methodStart;
+    return (
+      buffer[method] === 0x48 &&
+      buffer[method + 1] === 0x45 &&
+      buffer[method + 2] === 0x41 &&
+      buffer[method + 3] === 0x44
+    );
+  }
+
   /** Whether the connection may carry another request after this one (RFC 9112 §9.3). */
   get keepAlive(): boolean {
     if (this.connectionClose) return false;

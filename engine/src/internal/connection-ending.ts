@@ -1,0 +1,104 @@
+import type { EngineErrorName } from "../errors.ts";
+import type { Exchange } from "../exchange.ts";
+import type { Limits } from "../limits.ts";
+import type { ParsedHead } from "../parser/parsed-head.ts";
+import { ClientGoneError } from "../response-errors.ts";
+import type { DeadlineKind, StatsCounters } from "../stats.ts";
+import { type ConnectionPhase, closing, type Ending } from "./connection-phase.ts";
+import type { EngineContext } from "./engine-context.ts";
+import type { EngineSocket } from "./engine-socket.ts";
+import { errorResponseMaxBytes } from "./error-responses.ts";
+import type { HandlerRun } from "./handler-run.ts";
+import type { OutputChannel } from "./output-channel.ts";
+import type { RequestInput } from "./request-input.ts";
+import type { WorkerLease } from "./worker-lease.ts";
+
+/** How long a connection closed after an error keeps reading (and dropping) what the client sends. */
+const lingerMs = 1000;
+
+/** What the ending of a connection reads and changes of it. */
+export interface EndingHost {
+  readonly slot: number;
+  readonly context: EngineContext;
+  readonly limits: Limits;
+  readonly stats: StatsCounters;
+  readonly socket: EngineSocket | null;
+  readonly head: ParsedHead;
+  readonly input: RequestInput;
+  readonly output: OutputChannel;
+  readonly lease: WorkerLease;
+  readonly run: HandlerRun;
+  readonly exchange: Exchange | null;
+  state: ConnectionPhase;
+  ending: Ending;
+  setDeadline(kind: DeadlineKind | "linger", afterMs: number): void;
+  abortExchange(reason: Error): void;
+  /** Makes the current exchange stale without publishing it. */
+  endExchange(): void;
+  close(): void;
+  resumeReading(): void;
+  pump(): void;
+}
+
+/**
+ * How a connection ends after an engine error: the error is answered as soon as the output has
+ * room (after what was written before it), the connection half-closes, and then lingers a moment
+ * reading and dropping what the client still sends, so a client still uploading reads the
+ * answer instead of a reset (RFC 9112 §9.6).
+ */
+export class ConnectionEnding {
+  readonly #host: EndingHost;
+  /** The engine error still to answer, if any. */
+  pendingError: EngineErrorName | null = null;
+  /** Whether the pending error answers a HEAD request (decided before the input is let go). */
+  #forHead = false;
+
+  constructor(host: EndingHost) {
+    this.#host = host;
+  }
+
+  /** Answers engine error `name` and closes the connection once it is written. */
+  fail(name: EngineErrorName): void {
+    const host = this.#host;
+    host.stats.countError(name);
+    const reason = new ClientGoneError(`the request failed: ${name}`);
+    host.abortExchange(reason);
+    host.lease.endRequest(host.run.running && host.exchange !== null, reason);
+    host.endExchange();
+    host.ending = "linger";
+    host.state = closing;
+    this.#forHead = host.head.isHeadMethod();
+    host.input.discard();
+    this.pendingError = name;
+    // Until the answer is out, the write-stall deadline bounds the wait for a reader.
+    host.setDeadline("linger", host.limits.writeStallMs);
+    host.pump();
+  }
+
+  /** Appends the pending error answer when the output has room for it. */
+  appendPending(): void {
+    const name = this.pendingError;
+    const host = this.#host;
+    if (name === null || host.output.room < errorResponseMaxBytes) return;
+    this.pendingError = null;
+    const row = host.context.errorResponses[name];
+    host.output.appendError(row, host.context.date.bytes, this.#forHead);
+    host.stats.countResponse(row.status);
+  }
+
+  /** Everything owed is written: close, or half-close and linger after an error answer. */
+  finish(): void {
+    const host = this.#host;
+    if (host.ending !== "linger") {
+      host.close();
+      return;
+    }
+    host.ending = "close";
+    host.state = closing;
+    host.input.discard();
+    host.resumeReading();
+    host.socket?.shutdown();
+    host.setDeadline("linger", lingerMs);
+    host.context.connectionIdle(host.slot);
+  }
+}

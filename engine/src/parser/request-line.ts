@@ -1,0 +1,211 @@
+import { errorCode } from "../errors.ts";
+import { hexBytes, hostBytes, pathBytes, queryBytes, tokenBytes } from "./character-classes.ts";
+import type { ParsedHead } from "./parsed-head.ts";
+
+const SP = 0x20;
+const PERCENT = 0x25;
+const COLON = 0x3a;
+const SLASH = 0x2f;
+const QUESTION = 0x3f;
+
+/**
+ * Parses the request line between `lineStart` and `lineEnd` (offsets from `head.base`, CRLF
+ * excluded) into `head`: method, target (origin, absolute, authority or asterisk form, RFC 9112
+ * §3.2) and version. Returns 0, or an engine error code. Linear, throws nothing.
+ */
+export function parseRequestLine(head: ParsedHead, lineStart: number, lineEnd: number): number {
+  const buffer = head.buffer;
+  const base = head.base;
+  let index = lineStart;
+  while (index < lineEnd && tokenBytes[buffer[base + index]!] === 1) index++;
+  // RFC 9112 §3: method SP request-target SP HTTP-version, single spaces.
+  if (index === lineStart || index >= lineEnd || buffer[base + index] !== SP) {
+    return errorCode.malformedRequest;
+  }
+  head.methodStart = lineStart;
+  head.methodEnd = index;
+  const targetStart = index + 1;
+  let targetEnd = targetStart;
+  while (targetEnd < lineEnd && buffer[base + targetEnd] !== SP) targetEnd++;
+  if (targetEnd === targetStart || targetEnd >= lineEnd) return errorCode.malformedRequest;
+  head.targetStart = targetStart;
+  head.targetEnd = targetEnd;
+  const versionResult = parseVersion(head, targetEnd + 1, lineEnd);
+  if (versionResult !== 0) return versionResult;
+  return parseTarget(head, lineStart, targetStart, targetEnd);
+}
+
+function parseVersion(head: ParsedHead, start: number, lineEnd: number): number {
+  const buffer = head.buffer;
+  const at = head.base + start;
+  // RFC 9112 §2.3: HTTP-version = "HTTP/" DIGIT "." DIGIT, case-sensitive.
+  if (
+    lineEnd - start !== 8 ||
+    buffer[at] !== 0x48 ||
+    buffer[at + 1] !== 0x54 ||
+    buffer[at + 2] !== 0x54 ||
+    buffer[at + 3] !== 0x50 ||
+    buffer[at + 4] !== SLASH ||
+    buffer[at + 6] !== 0x2e
+  ) {
+    return errorCode.malformedRequest;
+  }
+  const major = buffer[at + 5]! - 0x30;
+  const minor = buffer[at + 7]! - 0x30;
+  if (major < 0 || major > 9 || minor < 0 || minor > 9) return errorCode.malformedRequest;
+  if (major !== 1) return errorCode.unsupportedVersion;
+  // RFC 9110 §6.2: a higher minor version of HTTP/1 is answered as the highest we support.
+  head.versionMinor = minor === 0 ? 0 : 1;
+  return 0;
+}
+
+function parseTarget(head: ParsedHead, methodStart: number, start: number, end: number): number {
+  const buffer = head.buffer;
+  const base = head.base;
+  const first = buffer[base + start];
+  if (first === SLASH) {
+    head.pathStart = start;
+    return scanPathAndQuery(head, start, end);
+  }
+  // RFC 9112 §3.2.4: asterisk-form only for OPTIONS.
+  if (first === 0x2a && end - start === 1) {
+    if (!methodIs(head, methodStart, "OPTIONS")) return errorCode.malformedRequest;
+    head.pathStart = start;
+    head.pathEnd = end;
+    return 0;
+  }
+  // RFC 9112 §3.2.3: authority-form only for CONNECT.
+  if (methodIs(head, methodStart, "CONNECT")) {
+    const result = scanAuthority(head, start, end);
+    if (result !== end) return errorCode.malformedRequest;
+    head.pathStart = end;
+    head.pathEnd = end;
+    return 0;
+  }
+  return parseAbsoluteForm(head, start, end);
+}
+
+function parseAbsoluteForm(head: ParsedHead, start: number, end: number): number {
+  const buffer = head.buffer;
+  const base = head.base;
+  // RFC 3986 §3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), then "://" authority.
+  let index = start;
+  const firstByte = buffer[base + index]! | 0x20;
+  if (firstByte < 0x61 || firstByte > 0x7a) return errorCode.malformedRequest;
+  while (index < end) {
+    const byte = buffer[base + index]!;
+    const lower = byte | 0x20;
+    const isSchemeByte =
+      (lower >= 0x61 && lower <= 0x7a) ||
+      (byte >= 0x30 && byte <= 0x39) ||
+      byte === 0x2b ||
+      byte === 0x2d ||
+      byte === 0x2e;
+    if (!isSchemeByte) break;
+    index++;
+  }
+  if (
+    end - index < 3 ||
+    buffer[base + index] !== COLON ||
+    buffer[base + index + 1] !== SLASH ||
+    buffer[base + index + 2] !== SLASH
+  ) {
+    return errorCode.malformedRequest;
+  }
+  const authorityEnd = scanAuthority(head, index + 3, end);
+  if (authorityEnd < 0) return errorCode.malformedRequest;
+  head.pathStart = authorityEnd;
+  if (authorityEnd === end) {
+    head.pathEnd = end;
+    return 0;
+  }
+  const next = buffer[base + authorityEnd];
+  if (next !== SLASH && next !== QUESTION) return errorCode.malformedRequest;
+  return scanPathAndQuery(head, authorityEnd, end);
+}
+
+/**
+ * Scans an authority (host and optional port) and returns where it ends, or -1 when it is not
+ * valid. RFC 9112 §3.2.2 and RFC 9110 §4.2.4: userinfo ("@") in a request target is rejected.
+ * RFC 9110 §4.2.1: an empty host is invalid. RFC 3986 §3.2.3: a port is digits only.
+ */
+export function scanAuthority(head: ParsedHead, start: number, end: number): number {
+  const buffer = head.buffer;
+  const base = head.base;
+  let index = start;
+  if (buffer[base + index] === 0x5b) {
+    // IP-literal: "[" IPv6address / IPvFuture "]"; bytes checked loosely, brackets must close.
+    index++;
+    while (index < end && buffer[base + index] !== 0x5d) {
+      const byte = buffer[base + index]!;
+      if (hostBytes[byte] !== 1) return -1;
+      index++;
+    }
+    if (index >= end || index === start + 1) return -1;
+    index++;
+  } else {
+    while (index < end) {
+      const byte = buffer[base + index]!;
+      if (byte === SLASH || byte === QUESTION || byte === COLON) break;
+      if (byte === PERCENT) {
+        if (!percentEscapeAt(head, index, end)) return -1;
+        index += 3;
+        continue;
+      }
+      if (hostBytes[byte] !== 1) return -1;
+      index++;
+    }
+    if (index === start) return -1;
+  }
+  if (index < end && buffer[base + index] === COLON) {
+    index++;
+    while (index < end && isDigit(buffer[base + index]!)) index++;
+  }
+  return index;
+}
+
+function scanPathAndQuery(head: ParsedHead, start: number, end: number): number {
+  const pathEnd = scanComponent(head, start, end, pathBytes);
+  head.pathEnd = pathEnd;
+  if (pathEnd === end) return 0;
+  if (head.buffer[head.base + pathEnd] !== QUESTION) return errorCode.malformedRequest;
+  return scanComponent(head, pathEnd + 1, end, queryBytes) === end ? 0 : errorCode.malformedRequest;
+}
+
+/** Where the run of `allowed` bytes and `%` escapes from `start` stops (`end` when it does not). */
+function scanComponent(head: ParsedHead, start: number, end: number, allowed: Uint8Array): number {
+  const buffer = head.buffer;
+  const base = head.base;
+  let index = start;
+  while (index < end) {
+    const byte = buffer[base + index]!;
+    if (allowed[byte] === 1) {
+      index++;
+    } else if (byte === PERCENT && percentEscapeAt(head, index, end)) {
+      // RFC 3986 §2.1: "%" must introduce two hex digits.
+      index += 3;
+    } else {
+      break;
+    }
+  }
+  return index;
+}
+
+function percentEscapeAt(head: ParsedHead, index: number, end: number): boolean {
+  const at = head.base + index;
+  return (
+    index + 2 < end && hexBytes[head.buffer[at + 1]!] === 1 && hexBytes[head.buffer[at + 2]!] === 1
+  );
+}
+
+function isDigit(byte: number): boolean {
+  return byte >= 0x30 && byte <= 0x39;
+}
+
+function methodIs(head: ParsedHead, start: number, method: string): boolean {
+  if (head.methodEnd - start !== method.length) return false;
+  for (let index = 0; index < method.length; index++) {
+    if (head.buffer[head.base + start + index] !== method.charCodeAt(index)) return false;
+  }
+  return true;
+}
