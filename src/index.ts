@@ -48,6 +48,7 @@ export {
 } from "./events/server-sent-events.ts";
 export { formatText } from "./format-text.ts";
 export type { AppLog } from "./handler-failures.ts";
+export type { ContextFor, HandlerFor, LocalsOf, SharedOf } from "./handler-types.ts";
 // Conditional requests and content codings (RFC 9110 §13, §12.5.3)
 export {
   evaluatePreconditions,
