@@ -43,7 +43,8 @@ function problemDetails(answer: ErrorAnswer): Record<string, unknown> {
     title,
     status: answer.status,
   };
-  if (answer.message !== title) problem.detail = answer.message;
+  const detail = answer.detail ?? answer.message;
+  if (detail !== title) problem.detail = detail;
   const body = answer.body;
   if (typeof body === "object" && body !== null && !Array.isArray(body))
     Object.assign(problem, body);

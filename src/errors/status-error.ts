@@ -25,6 +25,8 @@ export interface ErrorAnswer {
   readonly message: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: unknown;
+  /** The problem-details `detail` when it differs from `message` (no reason phrase before it). */
+  readonly detail?: string;
 }
 
 const noHeaders: Readonly<Record<string, string>> = Object.freeze({});
@@ -42,8 +44,14 @@ export function answerOf(error: unknown): ErrorAnswer | undefined {
   if (isStatusError(error)) {
     const status = error.httpStatus;
     const reason = reasonPhrase(status) || "Error";
-    const message = error.httpMessage ?? (status < 500 ? `${reason}: ${messageOf(error)}` : reason);
-    return { status, message, headers: error.httpHeaders ?? noHeaders };
+    const detail = error.httpMessage ?? (status < 500 ? messageOf(error) : undefined);
+    const message = error.httpMessage ?? (detail === undefined ? reason : `${reason}: ${detail}`);
+    return {
+      status,
+      message,
+      headers: error.httpHeaders ?? noHeaders,
+      ...(detail === undefined ? {} : { detail }),
+    };
   }
   if (error instanceof URIError) {
     // decodeURIComponent on a route capture: the path's escapes were the client's.

@@ -164,7 +164,7 @@ test('errorFormat "problem": RFC 9457 problem details for mapped errors and rout
         type: "about:blank",
         title: "Payment Required",
         status: 402,
-        detail: "Payment Required: out of credit",
+        detail: "out of credit",
       },
     ],
     [500, problem, { type: "about:blank", title: "Internal Server Error", status: 500 }],
