@@ -8,6 +8,8 @@ export interface WrkOptions {
   readonly pipelineDepth: number;
   /** Prefix that pins wrk to its core (e.g. `taskset -c 1`), empty for none. */
   readonly pinPrefix: readonly string[];
+  /** Extra request header lines (`Name: value`), sent with every request. */
+  readonly headers?: readonly string[];
 }
 
 /** What wrk reported, in plain units. */
@@ -50,6 +52,7 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
     `-c${options.connections}`,
     `-d${options.durationSeconds}s`,
     "--latency",
+    ...(options.headers ?? []).flatMap((header) => ["-H", header]),
     ...(options.pipelineDepth > 1 ? ["-s", pipelineScript] : []),
     options.url,
     ...(options.pipelineDepth > 1 ? ["--", String(options.pipelineDepth)] : []),

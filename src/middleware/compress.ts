@@ -5,7 +5,7 @@ import { type AnyContext, type ContentCoding, chooseContentCoding, middleware } 
 export interface CompressOptions {
   /** Bodies smaller than this many bytes are sent as they are; 1 KiB by default. */
   readonly thresholdBytes?: number;
-  /** Codings offered, best first; br, zstd and gzip by default. */
+  /** Codings offered, best first; zstd, br and gzip by default (ties go to the first). */
   readonly codings?: readonly ContentCoding[];
   /**
    * Media types compressed (without parameters; `text/*` covers a whole type, `+json` and
@@ -63,7 +63,8 @@ export function skipCompression(ctx: AnyContext): void {
 export function compress(options: CompressOptions = {}) {
   const threshold = options.thresholdBytes ?? 1024;
   const inlineMax = options.inlineMaxBytes ?? 32 * 1024;
-  const codings = options.codings ?? ["br", "zstd", "gzip"];
+  // zstd first: as small as br at these levels for a fraction of its CPU, where clients take it.
+  const codings = options.codings ?? ["zstd", "br", "gzip"];
   const typeMatcher = compressibleTypes(options.types ?? defaultTypes);
   return middleware({
     after(ctx) {
