@@ -94,6 +94,11 @@ export { MultipartError, type MultipartPart } from "./request/multipart.ts";
 export { MultipartStream, StreamedPart } from "./request/multipart-stream.ts";
 export type { RemoteAddress } from "./request/remote-address.ts";
 export { MediaTypeError, RequestView, type RequestViewLimits } from "./request-view.ts";
+export {
+  type StreamCoding,
+  type StreamEncoder,
+  zlibStreamEncoder,
+} from "./response/stream-encoder.ts";
 export { ResponseDraft } from "./response-draft.ts";
 // Streams and continuations
 export { Stream, StreamWriter } from "./response-stream.ts";

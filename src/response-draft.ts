@@ -2,6 +2,7 @@ import type { Exchange } from "corral/engine";
 import { type CookieOptions, expiredCookie, serializeSetCookie } from "./cookies/set-cookie.ts";
 import { formatText } from "./format-text.ts";
 import { validateRedirect } from "./response/redirect.ts";
+import type { StreamEncoder } from "./response/stream-encoder.ts";
 import { Stream } from "./response-stream.ts";
 
 /**
@@ -18,6 +19,7 @@ export class ResponseDraft {
   #contentType: string | undefined;
   #stream: Stream | undefined;
   #streamStatus = 200;
+  #encoderFor: ((status: number, contentType: string) => StreamEncoder | undefined) | undefined;
   /** Status still 200 and no body drafted: the first body needs no reset of either. */
   #pristine = true;
   /** `borrowBody()` made the body: only another `borrowBody()` replaces it. */
@@ -231,9 +233,32 @@ export class ResponseDraft {
     const engineStream = this.#exchange.stream();
     this.#exchange.setHeader("Content-Type", contentType);
     this.#contentType = undefined;
-    this.#stream = new Stream(engineStream);
+    this.#stream = new Stream(engineStream, this.#encoderFor?.(status, contentType));
     this.streamedRequest = `${this.#exchange.method} ${this.#exchange.path}`;
     return this.#stream;
+  }
+
+  /**
+   * Lets a middleware encode this request's stream, if the handler starts one: `encoderFor`
+   * runs in `stream()` (headers still open, so it may add `Content-Encoding`) and returns the
+   * encoder, or `undefined` to send the stream as it is. Every `flush()` then sends the encoded
+   * bytes of all written so far; the encoding ends with `finish()` or `endStreamEncoding()`.
+   *
+   * @example
+   * ctx.response.encodeStream((status, type) => (type.startsWith("text/") ? encoder : undefined));
+   */
+  encodeStream(
+    encoderFor: (status: number, contentType: string) => StreamEncoder | undefined,
+  ): void {
+    this.#encoderFor = encoderFor;
+  }
+
+  /**
+   * Writes the last bytes of a stream's encoding (see `encodeStream`) when the handler returned
+   * without `finish()`; an `after` hook calls it. Nothing to do otherwise.
+   */
+  endStreamEncoding(): Promise<void> | undefined {
+    return this.#stream?.writer().endEncoding();
   }
 
   /** Whether `stream()` was called. */

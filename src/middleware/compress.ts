@@ -1,5 +1,12 @@
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from "node:zlib";
-import { type AnyContext, type ContentCoding, chooseContentCoding, middleware } from "corral";
+import {
+  type AnyContext,
+  type ContentCoding,
+  chooseContentCoding,
+  middleware,
+  type StreamEncoder,
+  zlibStreamEncoder,
+} from "corral";
 
 /** Options of `compress()`. */
 export interface CompressOptions {
@@ -19,6 +26,11 @@ export interface CompressOptions {
    * loop. 32 KiB by default.
    */
   readonly inlineMaxBytes?: number;
+  /**
+   * Streams encoded at once, at most (each holds a compressor's window); more are sent as they
+   * are. 64 by default; 0 sends every stream uncompressed.
+   */
+  readonly maxEncodedStreams?: number;
 }
 
 const defaultTypes = [
@@ -55,7 +67,9 @@ export function skipCompression(ctx: AnyContext): void {
  * request that called `skipCompression`. Adds `Vary: Accept-Encoding` to every answer whose type
  * it could compress, and suffixes a drafted `ETag` with the coding (`"v1"` → `"v1-br"`). The
  * compressed bytes replace the body in the worker's staging (the compressor's output is
- * transient and never larger than the body). Streams are sent as they are.
+ * transient and never larger than the body). A stream of an allowed type is encoded as it is
+ * written, and every `flush()` sends the encoded bytes of all written so far (SSE events arrive
+ * as they are flushed); at most `maxEncodedStreams` at once, the others go as they are.
  *
  * @example
  * app.use(etag()).use(compress({ thresholdBytes: 2048 }));
@@ -66,20 +80,41 @@ export function compress(options: CompressOptions = {}) {
   // zstd first: as small as br at these levels for a fraction of its CPU, where clients take it.
   const codings = options.codings ?? ["zstd", "br", "gzip"];
   const typeMatcher = compressibleTypes(options.types ?? defaultTypes);
+  const maxStreams = options.maxEncodedStreams ?? 64;
+  const encoders = new WeakMap<object, StreamEncoder>();
+  let liveEncoders = 0;
+  /** The coding for this answer, after the checks every answer gets (and its Vary header). */
+  const codingFor = (ctx: AnyContext, status: number, contentType: string | undefined) => {
+    const response = ctx.response;
+    if (ctx.request.method === "HEAD") return undefined;
+    if (status < 200 || status === 204 || status === 206 || status === 304) return undefined;
+    if (!typeMatcher(contentType)) return undefined;
+    response.header("Vary", "Accept-Encoding");
+    if (optedOut.has(ctx) || response.getHeader("content-encoding") !== undefined) return undefined;
+    if (response.getHeader("cache-control")?.toLowerCase().includes("no-transform"))
+      return undefined;
+    const coding = chooseContentCoding(ctx.request.header("accept-encoding"), codings);
+    return coding === undefined || coding === "identity" ? undefined : coding;
+  };
   return middleware({
+    before(ctx) {
+      if (maxStreams === 0) return;
+      ctx.response.encodeStream((status, contentType) => {
+        const coding = codingFor(ctx, status, contentType);
+        if (coding === undefined || liveEncoders >= maxStreams) return undefined;
+        liveEncoders++;
+        const encoder = zlibStreamEncoder(coding, () => liveEncoders--);
+        encoders.set(ctx, encoder);
+        ctx.response.header("Content-Encoding", coding);
+        return encoder;
+      });
+    },
     after(ctx) {
       const response = ctx.response;
-      const status = response.status;
-      if (ctx.request.method === "HEAD" || response.streaming) return;
-      if (status < 200 || status === 204 || status === 206 || status === 304) return;
-      if (!typeMatcher(response.getHeader("content-type"))) return;
-      response.header("Vary", "Accept-Encoding");
-      if (optedOut.has(ctx) || response.getHeader("content-encoding") !== undefined) return;
-      if (response.getHeader("cache-control")?.toLowerCase().includes("no-transform")) return;
+      if (response.streaming) return response.endStreamEncoding();
       const body = response.body;
-      if (body.length < threshold) return;
-      const coding = chooseContentCoding(ctx.request.header("accept-encoding"), codings);
-      if (coding === undefined || coding === "identity") return;
+      const coding = codingFor(ctx, response.status, response.getHeader("content-type"));
+      if (coding === undefined || body.length < threshold) return;
       if (body.length <= inlineMax) {
         useCompressed(ctx, coding, body.length, compressSync(coding, body));
         return;
@@ -87,6 +122,10 @@ export function compress(options: CompressOptions = {}) {
       return compressOffLoop(coding, body).then((compressed) =>
         useCompressed(ctx, coding, body.length, compressed),
       );
+    },
+    cleanup(ctx) {
+      // An aborted stream's encoder is freed at once; an ended one is already closed.
+      encoders.get(ctx)?.destroy();
     },
   });
 }

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { App } from "corral";
+import { App, EventChannel, serverSentEvents } from "corral";
 import { compress, etag, skipCompression } from "corral/middleware";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
 import { listenQuietly } from "../support/listen-quietly.ts";
@@ -111,7 +111,7 @@ test("the threshold (1 KiB), the type allowlist, HEAD, encoded, no-transform and
     ["/encoded", "GET", "gzip"],
     ["/no-transform", "GET", null],
     ["/secret", "GET", null],
-    ["/stream", "GET", null],
+    ["/stream", "GET", "gzip"],
   ]);
   await app.stop();
 });
@@ -161,5 +161,79 @@ test("app.request() decodes the coding as fetch does, or keeps the bytes with de
     decode("br", rawBytes) === json,
     rawBytes.length < json.length,
   ]).toEqual(["br", true, "br", true, true]);
+  await app.stop();
+});
+
+test("a stream is encoded as written: every flush sends what decodes to all written so far", async () => {
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const app = new App({ shared: {} }).use(compress({ maxEncodedStreams: 1 }));
+  app.get("/events", async (ctx) => {
+    const writer = ctx.response.stream(200, "text/event-stream").writer();
+    await writer.writeAll("data: first\n\n");
+    await writer.flush();
+    await gate;
+    await writer.writeAll("data: second\n\n");
+    await writer.flush();
+  });
+  const encoded = await app.request("/events", { headers: { "accept-encoding": "br, gzip" } });
+  // The only encoder slot is taken: a second stream at the same time goes as it is.
+  const plain = await app.request("/events", { headers: { "accept-encoding": "gzip" } });
+  const reader = encoded.body!.getReader();
+  const first = await reader.read();
+  const decoder = new TextDecoder();
+  const firstText = decoder.decode(first.value);
+  release();
+  let rest = "";
+  for (;;) {
+    const next = await reader.read();
+    if (next.done) break;
+    rest += decoder.decode(next.value);
+  }
+  expect([
+    encoded.headers.get("content-encoding"),
+    encoded.headers.get("vary"),
+    firstText,
+    rest,
+    plain.headers.get("content-encoding"),
+    await plain.text(),
+  ]).toEqual([
+    "br",
+    "Accept-Encoding",
+    "data: first\n\n",
+    "data: second\n\n",
+    null,
+    "data: first\n\ndata: second\n\n",
+  ]);
+  await app.stop();
+});
+
+test("server-sent events of a continuation arrive encoded, each event at its flush", async () => {
+  const channel = new EventChannel<{ n: number }>({ replayCapacity: 8, maxSubscribers: 4 });
+  const app = new App({ shared: {} }).use(compress());
+  app.continuation(
+    "GET",
+    "/events",
+    serverSentEvents(channel, { startFrom: "oldest", isLast: (payload) => payload.n === 2 }),
+  );
+  channel.publish({ n: 1 });
+  const response = await app.request("/events", { headers: { "accept-encoding": "zstd" } });
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  const first = decoder.decode((await reader.read()).value);
+  channel.publish({ n: 2 });
+  let rest = "";
+  for (;;) {
+    const next = await reader.read();
+    if (next.done) break;
+    rest += decoder.decode(next.value);
+  }
+  expect([response.headers.get("content-encoding"), first, rest]).toEqual([
+    "zstd",
+    'id: 1\ndata: {"n":1}\n\n',
+    'id: 2\ndata: {"n":2}\n\n',
+  ]);
   await app.stop();
 });
