@@ -22,6 +22,7 @@ export type AbuseAttackId =
   | "idle"
   | "accept"
   | "pool"
+  | "route"
   | "forms"
   | "pipelined-5mb";
 
@@ -112,7 +113,7 @@ export const attacks: readonly AbuseAttack[] = [
   },
   {
     id: "pool",
-    title: "pool: 300 concurrent requests for a 200 ms job, 2 threads",
+    title: "pool: 300 concurrent requests for a 200 ms job, 2 threads, 16 workers",
     corral: "corral-pool.ts",
     bun: "bun-serve-pool.ts",
     sideTarget: abuse.pingPath,
@@ -126,6 +127,38 @@ export const attacks: readonly AbuseAttack[] = [
       return {
         outcome: () => `${tally}; ${300 - tally.total} waiting`,
         stop: () => stopAll(connections),
+      };
+    },
+  },
+  {
+    id: "route",
+    title: "slow route: 200 clients on a route waiting 2 s, again when answered, 16 workers",
+    corral: "corral-slow-route.ts",
+    bun: "bun-serve-slow-route.ts",
+    sideTarget: abuse.pingPath,
+    async launch(port) {
+      const tally = new StatusTally();
+      const request = encoder.encode(get(abuse.slowPath));
+      let stopped = false;
+      // Keep-alive: each client asks again on its connection as soon as it is answered.
+      const openClient = async () => {
+        let connection: RawConnection | undefined;
+        connection = await RawConnection.open(port, {
+          onResponse(status) {
+            tally.add(status);
+            if (!stopped) connection?.send(request);
+          },
+        });
+        return connection;
+      };
+      const connections = await openMany(200, openClient);
+      for (const connection of connections) connection.send(request);
+      return {
+        outcome: () => `${tally.total} answered (${tally})`,
+        stop() {
+          stopped = true;
+          stopAll(connections);
+        },
       };
     },
   },

@@ -48,6 +48,11 @@ export const abuse = {
   jobPath: "/job",
   jobMilliseconds: 200,
   poolThreads: 2,
+  /** Workers of the pool and route-flood servers. */
+  routeFloodWorkers: 16,
+  /** The slow route: each request waits this long (a slow query, an upstream call). */
+  slowPath: "/slow",
+  slowMilliseconds: 2_000,
 } as const;
 
 /** The staged body, a repeating pattern. */

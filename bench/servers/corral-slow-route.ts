@@ -1,0 +1,13 @@
+// A corral App with 16 workers whose GET /slow handler waits 2 s holding its worker (as a slow
+// query or an upstream call would): fair dispatch gives the next free worker to GET /ping.
+import { App } from "corral";
+import { abuse } from "./payloads.ts";
+import { serveBenchApp } from "./serve-app.ts";
+
+const app = new App({ shared: {}, limits: { workers: abuse.routeFloodWorkers } });
+app.route("GET", abuse.slowPath, async (ctx) => {
+  await ctx.sleep(abuse.slowMilliseconds);
+  ctx.response.text(200, "slept");
+});
+app.route("GET", abuse.pingPath, (ctx) => ctx.response.text(200, abuse.pingText));
+serveBenchApp(app);
