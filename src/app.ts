@@ -100,6 +100,13 @@ export interface AppServer {
 // biome-ignore lint/suspicious/noExplicitAny: handlers of every route share one table.
 type AnyHandler = RouteHandler<any, any, any>;
 
+/** `app.get(path, handler, options?)` and the other shortcuts of `route`. */
+export type RouteShortcut<Shared, Locals extends object> = <Path extends string>(
+  path: Path,
+  handler: RouteHandler<Shared, PathParams<Path>, Locals>,
+  options?: RouteOptions,
+) => App<Shared, Locals>;
+
 /** Options of `app.route()`. */
 export interface RouteOptions {
   /**
@@ -195,83 +202,34 @@ export class App<Shared, Locals extends object = NoLocals> {
   }
 
   /**
-   * `app.get(path, handler, options?)`: `route("GET", ...)`; likewise `post`, `put`, `patch`,
-   * `delete`, `head` and `options`. `all` registers the handler for every method but HEAD
-   * (answered by GET's handler).
+   * `app.get(path, handler, options?)` is `route("GET", path, handler, options)`; likewise
+   * `post`, `put`, `patch`, `delete`, `head` (without one, GET's handler answers HEAD) and
+   * `options`.
    *
    * @example
    * app.get("/todos/:id", (ctx) => ctx.response.json(200, { id: ctx.params.id }));
    */
-  get<Path extends string>(
-    path: Path,
-    handler: RouteHandler<Shared, PathParams<Path>, Locals>,
-    options?: RouteOptions,
-  ): this {
-    return this.route("GET", path, handler, options);
-  }
-
+  readonly get = this.#shortcut(["GET"]);
   /** `route("POST", ...)`; see `get`. */
-  post<Path extends string>(
-    path: Path,
-    handler: RouteHandler<Shared, PathParams<Path>, Locals>,
-    options?: RouteOptions,
-  ): this {
-    return this.route("POST", path, handler, options);
-  }
-
+  readonly post = this.#shortcut(["POST"]);
   /** `route("PUT", ...)`; see `get`. */
-  put<Path extends string>(
-    path: Path,
-    handler: RouteHandler<Shared, PathParams<Path>, Locals>,
-    options?: RouteOptions,
-  ): this {
-    return this.route("PUT", path, handler, options);
-  }
-
+  readonly put = this.#shortcut(["PUT"]);
   /** `route("PATCH", ...)`; see `get`. */
-  patch<Path extends string>(
-    path: Path,
-    handler: RouteHandler<Shared, PathParams<Path>, Locals>,
-    options?: RouteOptions,
-  ): this {
-    return this.route("PATCH", path, handler, options);
-  }
-
+  readonly patch = this.#shortcut(["PATCH"]);
   /** `route("DELETE", ...)`; see `get`. */
-  delete<Path extends string>(
-    path: Path,
-    handler: RouteHandler<Shared, PathParams<Path>, Locals>,
-    options?: RouteOptions,
-  ): this {
-    return this.route("DELETE", path, handler, options);
-  }
-
-  /** `route("HEAD", ...)`; see `get` (without one, HEAD is answered by the GET handler). */
-  head<Path extends string>(
-    path: Path,
-    handler: RouteHandler<Shared, PathParams<Path>, Locals>,
-    options?: RouteOptions,
-  ): this {
-    return this.route("HEAD", path, handler, options);
-  }
-
+  readonly delete = this.#shortcut(["DELETE"]);
+  /** `route("HEAD", ...)`; see `get`. */
+  readonly head = this.#shortcut(["HEAD"]);
   /** `route("OPTIONS", ...)`; see `get`. */
-  options<Path extends string>(
-    path: Path,
-    handler: RouteHandler<Shared, PathParams<Path>, Locals>,
-    options?: RouteOptions,
-  ): this {
-    return this.route("OPTIONS", path, handler, options);
-  }
-
+  readonly options = this.#shortcut(["OPTIONS"]);
   /** The handler for GET (and so HEAD), POST, PUT, PATCH, DELETE and OPTIONS on `path`. */
-  all<Path extends string>(
-    path: Path,
-    handler: RouteHandler<Shared, PathParams<Path>, Locals>,
-    options?: RouteOptions,
-  ): this {
-    for (const method of allMethods) this.route(method, path, handler, options);
-    return this;
+  readonly all = this.#shortcut(allMethods);
+
+  #shortcut(methods: readonly HttpMethod[]): RouteShortcut<Shared, Locals> {
+    return (path, handler, options) => {
+      for (const method of methods) this.route(method, path, handler, options);
+      return this;
+    };
   }
 
   /**

@@ -99,3 +99,14 @@ export function unquoteString(text: string, start: number, end: number): string 
   chunks.push(text.slice(chunkStart, last));
   return chunks.join("");
 }
+
+/** Where the run of spaces, tabs and commas from `start` ends: empty list members are allowed
+ * (RFC 9110 §5.6.1), so a list scan skips them all at once. */
+export function skipListSeparators(text: string, start: number): number {
+  let index = start;
+  for (;;) {
+    const code = text.charCodeAt(index);
+    if (code !== space && code !== tab && code !== 0x2c) return index;
+    index++;
+  }
+}

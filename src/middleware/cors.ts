@@ -1,4 +1,4 @@
-import { type AnyContext, middleware } from "corral";
+import { type AnyContext, isTokenCode, middleware } from "corral";
 
 /** Options of `cors()`. */
 export interface CorsOptions {
@@ -98,15 +98,7 @@ function reflectedHeaders(requested: string | undefined): string | undefined {
   if (requested === undefined) return undefined;
   for (let index = 0; index < requested.length; index++) {
     const code = requested.charCodeAt(index);
-    const allowed =
-      (code >= 0x30 && code <= 0x39) ||
-      (code >= 0x41 && code <= 0x5a) ||
-      (code >= 0x61 && code <= 0x7a) ||
-      code === 0x2d ||
-      code === 0x5f ||
-      code === 0x2c ||
-      code === 0x20;
-    if (!allowed) return undefined;
+    if (!isTokenCode(code) && code !== 0x2c && code !== 0x20 && code !== 0x09) return undefined;
   }
   return requested;
 }
