@@ -19,7 +19,13 @@ export function characterTable(others: string): Uint8Array {
 // RFC 9110 §5.6.2: tchar.
 const tokenTable = characterTable("!#$%&'*+-.^_`|~");
 
-/** Whether `code` is a `tchar` (RFC 9110 §5.6.2); false past the end of a string (NaN). */
+/**
+ * Whether `code` is a `tchar` (RFC 9110 §5.6.2); false past the end of a string (NaN).
+ *
+ * @example
+ * isTokenCode("a".charCodeAt(0)); // true
+ * isTokenCode(" ".charCodeAt(0)); // false
+ */
 export function isTokenCode(code: number): boolean {
   return tokenTable[code] === 1;
 }

@@ -1,7 +1,17 @@
-/** Where `logger()` lines go: text of one or more whole lines, each ending in "\n". */
+/**
+ * Where `logger()` lines go: text of one or more whole lines, each ending in "\n".
+ *
+ * @example
+ * const sink: LogSink = (text) => Bun.write(Bun.stderr, text).then(() => {});
+ */
 export type LogSink = (text: string) => void | Promise<void>;
 
-/** Counters of a logger's queue. */
+/**
+ * Counters of a logger's queue.
+ *
+ * @example
+ * const { written, dropped } = log.stats();
+ */
 export interface LogQueueStats {
   /** Lines handed to the sink. */
   readonly written: number;

@@ -1,4 +1,9 @@
-/** One check's result: allowed or not, and the numbers the RateLimit headers report. */
+/**
+ * One check's result: allowed or not, and the numbers the RateLimit headers report.
+ *
+ * @example
+ * const { allowed, remaining } = table.check("203.0.113.7", 100, 60_000);
+ */
 export interface RateLimitDecision {
   readonly allowed: boolean;
   /** Requests left in the window after this one. */
@@ -9,7 +14,12 @@ export interface RateLimitDecision {
   readonly retryAfterMs: number;
 }
 
-/** Where `rateLimit()` keeps its state: in process (`RateLimitTable`) or shared (Redis). */
+/**
+ * Where `rateLimit()` keeps its state: in process (`RateLimitTable`) or shared (Redis).
+ *
+ * @example
+ * const store: RateLimitStore = new RateLimitTable({ capacity: 1000 });
+ */
 export interface RateLimitStore {
   /** Counts one request for `key` against `limit` per `windowMs`. */
   check(
@@ -19,7 +29,12 @@ export interface RateLimitStore {
   ): RateLimitDecision | Promise<RateLimitDecision>;
 }
 
-/** Counters of a `RateLimitTable`. */
+/**
+ * Counters of a `RateLimitTable`.
+ *
+ * @example
+ * table.stats().evictions; // 0 while the table is large enough
+ */
 export interface RateLimitTableStats {
   readonly capacity: number;
   /** Keys whose state was dropped to make room for a new key while every slot was in use. */

@@ -4,6 +4,9 @@ import { constants, createBrotliCompress, createGzip, createZstdCompress } from 
  * Encodes a streamed body as it is written: bytes go in, and each `flush()` gives back what
  * decodes to everything written so far (a sync flush), so a client reads every flushed event at
  * once. `end()` gives the last bytes of the encoding.
+ *
+ * @example
+ * ctx.response.encodeStream(() => zlibStreamEncoder("gzip", () => {}));
  */
 export interface StreamEncoder {
   /** Takes (a copy of) `bytes`. */
@@ -18,7 +21,12 @@ export interface StreamEncoder {
   destroy(): void;
 }
 
-/** The codings `zlibStreamEncoder` makes. */
+/**
+ * The codings `zlibStreamEncoder` makes.
+ *
+ * @example
+ * const coding: StreamCoding = "zstd";
+ */
 export type StreamCoding = "br" | "zstd" | "gzip";
 
 type ZlibStream = ReturnType<typeof createGzip>;
@@ -37,6 +45,11 @@ function makeStream(coding: StreamCoding): ZlibStream {
 /**
  * A `StreamEncoder` on Bun's zlib streams (br, zstd or gzip), which encode on the thread pool.
  * `onClosed` runs once when the encoder ended or was destroyed.
+ *
+ * @example
+ * const encoder = zlibStreamEncoder("br", () => console.log("closed"));
+ * encoder.write(new TextEncoder().encode("data: 1\n\n"));
+ * const bytes = await encoder.flush();
  */
 export function zlibStreamEncoder(coding: StreamCoding, onClosed: () => void): StreamEncoder {
   const stream = makeStream(coding);
