@@ -60,9 +60,15 @@ export class StreamWriter {
   }
 
   /** Sends what was written; resolves when the socket accepted it. */
-  async flush(): Promise<void> {
+  flush(): Promise<void> {
     const encoder = this.#encoder;
-    if (encoder !== undefined) await this.#writeRaw(await encoder.flush());
+    // Without an encoder, the engine's promise as it is: no extra turn per flush.
+    if (encoder === undefined) return this.#stream.flush();
+    return this.#flushEncoded(encoder);
+  }
+
+  async #flushEncoded(encoder: StreamEncoder): Promise<void> {
+    await this.#writeRaw(await encoder.flush());
     return this.#stream.flush();
   }
 
@@ -95,7 +101,10 @@ export class Stream {
   constructor(stream: ResponseStream, encoder?: StreamEncoder) {
     this.#stream = stream;
     this.#writer = new StreamWriter(stream, encoder);
+    this.#encoded = encoder !== undefined;
   }
+
+  readonly #encoded: boolean;
 
   /** The writer (one per stream). */
   writer(): StreamWriter {
@@ -108,8 +117,8 @@ export class Stream {
   }
 
   /** Sends what is left and ends the body; resolves when the socket accepted the last bytes. */
-  async finish(): Promise<void> {
-    await this.#writer.endEncoding();
-    return this.#stream.finish();
+  finish(): Promise<void> {
+    if (!this.#encoded) return this.#stream.finish();
+    return this.#writer.endEncoding().then(() => this.#stream.finish());
   }
 }

@@ -65,11 +65,25 @@ describe("project shape", () => {
   });
 
   test("src/ reaches the engine only through corral/engine", () => {
+    // corral/middleware is built on the App's public entry ("corral"), as a user's would be.
+    const publicEntry = (file: string, specifier: string) =>
+      specifier === "corral" && relative(root, file).startsWith("src/middleware/");
     const intoEngine = importsUnder("src").filter(({ file, specifier }) =>
       specifier.startsWith(".")
         ? !target(file, specifier).startsWith("src/")
-        : specifier.startsWith("corral") && specifier !== "corral/engine",
+        : specifier.startsWith("corral") &&
+          specifier !== "corral/engine" &&
+          !publicEntry(file, specifier),
     );
     expect(intoEngine).toEqual([]);
+  });
+
+  test("corral/middleware uses only the App's public entry", () => {
+    const internal = importsUnder("src/middleware").filter(({ file, specifier }) =>
+      specifier.startsWith(".")
+        ? !target(file, specifier).startsWith("src/middleware/")
+        : specifier.startsWith("corral") && specifier !== "corral",
+    );
+    expect(internal).toEqual([]);
   });
 });

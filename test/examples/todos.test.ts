@@ -10,21 +10,21 @@ import { startExample } from "./support/start-example.ts";
 const problemType = "application/problem+json";
 const json = { "content-type": "application/json" };
 
-async function todosApp() {
+function todosApp() {
   const lines: string[] = [];
-  const app = await createTodosApp({
+  const app = createTodosApp({
     store: new TodoStore(),
     logSink: (text) => void lines.push(...text.trim().split("\n")),
   });
   return Object.assign(app, { lines, [Symbol.asyncDispose]: () => app.stop() });
 }
 
-async function post(app: Awaited<ReturnType<typeof todosApp>>, body: unknown) {
+async function post(app: ReturnType<typeof todosApp>, body: unknown) {
   return app.request("/api/todos", { method: "POST", headers: json, body: JSON.stringify(body) });
 }
 
 test("create, read, page, patch and delete through app.request()", async () => {
-  await using app = await todosApp();
+  await using app = todosApp();
   const created = await post(app, { title: "milk" });
   expect([created.status, created.headers.get("location"), await created.json()]).toEqual([
     201,
@@ -71,7 +71,7 @@ test("create, read, page, patch and delete through app.request()", async () => {
 });
 
 test("bad JSON is a 400, broken rules a 422 listing each problem, unknown ids and paths a JSON 404", async () => {
-  await using app = await todosApp();
+  await using app = todosApp();
   const badJson = await app.request("/api/todos", {
     method: "POST",
     headers: json,
@@ -136,7 +136,7 @@ test("bad JSON is a 400, broken rules a 422 listing each problem, unknown ids an
 });
 
 test("request ids, secure headers, ETags with 304, compression over 1 KiB and one log line each", async () => {
-  await using app = await todosApp();
+  await using app = todosApp();
   for (let index = 0; index < 30; index++)
     await post(app, { title: `a todo with a title ${index}` });
   const list = await app.request("/api/todos", { headers: { "accept-encoding": "br, gzip" } });
