@@ -15,6 +15,7 @@ import { type FanOutResult, formatRedisSse, runRedisSse } from "./redis-sse.ts";
 import { formatRssCheck, formatSse, formatTable, formatTargets, formatWarnings } from "./report.ts";
 import { rssCheckScenario, type ScenarioServer, scenarios } from "./scenarios.ts";
 import { runSse, type SseResult } from "./sse.ts";
+import { formatStatic, runStatic, type StaticRun } from "./static.ts";
 import {
   evaluateTargets,
   type RssCheck,
@@ -42,6 +43,7 @@ async function main(): Promise<number> {
   const runAbuseScenario = options.only.includes("abuse");
   let runCoresScenario = options.only.includes("cores");
   const runUploadScenario = options.only.includes("upload");
+  let runStaticScenario = options.only.includes("static");
   let wrkScenarios = selected;
   let withRssCheck = options.only.includes("rss");
   if ((selected.length > 0 || withRssCheck || runCoresScenario) && !wrkAvailable()) {
@@ -55,6 +57,7 @@ async function main(): Promise<number> {
     wrkScenarios = [];
     withRssCheck = false;
     runCoresScenario = false;
+    runStaticScenario = false;
   }
   const pinning = choosePinning();
   const common = { pinning, ticksPerSecond: clockTicksPerSecond(), repoRoot };
@@ -163,6 +166,15 @@ async function main(): Promise<number> {
       log: (text) => process.stdout.write(text),
     });
   }
+  let staticRuns: StaticRun[] | null = null;
+  if (runStaticScenario) {
+    staticRuns = await runStatic({
+      ...common,
+      durationSeconds: options.durationSeconds,
+      warmupSeconds: options.warmupSeconds,
+      log: (text) => process.stdout.write(text),
+    });
+  }
   const targets = evaluateTargets(summaries, allRuns, rssCheck);
 
   if (summaries.length > 0) {
@@ -190,6 +202,7 @@ async function main(): Promise<number> {
     );
   }
   if (upload !== null) console.log(`\n${formatUpload(upload)}`);
+  if (staticRuns !== null) console.log(`\n${formatStatic(staticRuns)}`);
   if (targets.length > 0) console.log(`\n${formatTargets(targets)}`);
 
   writeResults({
@@ -206,12 +219,14 @@ async function main(): Promise<number> {
     abuse,
     cores,
     upload,
+    staticRuns,
     targets,
   });
   console.log(`\nresults: ${resultsPath}`);
   const abuseFailed = abuse?.some((run) => run.error !== null) ?? false;
   const uploadFailed = upload?.some((run) => run.error !== null) ?? false;
-  return sseError === null && !abuseFailed && !uploadFailed ? 0 : 1;
+  const staticFailed = staticRuns?.some((run) => run.error !== null) ?? false;
+  return sseError === null && !abuseFailed && !uploadFailed && !staticFailed ? 0 : 1;
 }
 
 /** `items` starting at index `by` (mod length) and wrapping round. */
@@ -286,6 +301,7 @@ interface Results {
   readonly abuse: readonly AbuseRun[] | null;
   readonly cores: readonly CoresRun[] | null;
   readonly upload: readonly UploadRun[] | null;
+  readonly staticRuns: readonly StaticRun[] | null;
   readonly targets: readonly TargetResult[];
 }
 

@@ -185,7 +185,15 @@ export const rssCheckScenario: Scenario = scenarios[0]!;
  * What `--only` can name: a wrk scenario, the RSS check, the SSE, Redis SSE, abuse, cores or upload
  * scenario.
  */
-export type SectionId = ScenarioId | "rss" | "sse" | "redis-sse" | "abuse" | "cores" | "upload";
+export type SectionId =
+  | ScenarioId
+  | "rss"
+  | "sse"
+  | "redis-sse"
+  | "abuse"
+  | "cores"
+  | "upload"
+  | "static";
 export const sectionIds: readonly SectionId[] = [
   "plain",
   "pipelined",
@@ -199,6 +207,7 @@ export const sectionIds: readonly SectionId[] = [
   "cores",
   "upload",
   "compress",
+  "static",
 ];
 /** Names for several sections at once. */
 export const sectionGroups: Readonly<Record<string, readonly SectionId[]>> = {

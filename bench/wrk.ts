@@ -8,8 +8,10 @@ export interface WrkOptions {
   readonly pipelineDepth: number;
   /** Prefix that pins wrk to its core (e.g. `taskset -c 1`), empty for none. */
   readonly pinPrefix: readonly string[];
-  /** Extra request header lines (`Name: value`), sent with every request. */
+  /** Request header lines (`If-None-Match: "x"`) sent with every request. */
   readonly headers?: readonly string[];
+  /** wrk's per-request timeout (its default is 2 s), for large bodies on a busy machine. */
+  readonly timeoutSeconds?: number;
 }
 
 /** What wrk reported, in plain units. */
@@ -52,7 +54,8 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
     `-c${options.connections}`,
     `-d${options.durationSeconds}s`,
     "--latency",
-    ...(options.headers ?? []).flatMap((header) => ["-H", header]),
+    ...(options.headers ?? []).flatMap((line) => ["-H", line]),
+    ...(options.timeoutSeconds === undefined ? [] : ["--timeout", `${options.timeoutSeconds}s`]),
     ...(options.pipelineDepth > 1 ? ["-s", pipelineScript] : []),
     options.url,
     ...(options.pipelineDepth > 1 ? ["--", String(options.pipelineDepth)] : []),

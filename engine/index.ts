@@ -35,3 +35,23 @@ export {
 
 // Counters
 export type { DeadlineKind, EngineStats } from "./src/stats.ts";
+// WebSockets (RFC 6455)
+export { closeCodes } from "./src/websocket/close-codes.ts";
+export { EncodedMessage } from "./src/websocket/encoded-message.ts";
+export {
+  type HandshakeRequest,
+  type HandshakeResult,
+  type RefusedHandshake,
+  type ValidHandshake,
+  validateHandshake,
+} from "./src/websocket/handshake.ts";
+export type { SendResult } from "./src/websocket/send-rules.ts";
+export {
+  defaultWebSocketLimits,
+  type OutboundPolicy,
+  resolveWebSocketLimits,
+  type WebSocketLimits,
+} from "./src/websocket/websocket-options.ts";
+export type { WebSocketHandler, WebSocketSession } from "./src/websocket/websocket-session.ts";
+export type { WebSocketCloseKind, WebSocketStats } from "./src/websocket/websocket-stats.ts";
+export type { WebSocketUpgradeOptions } from "./src/websocket/websocket-upgrade.ts";

@@ -23,7 +23,14 @@ import { ResponseDraft } from "./response-draft.ts";
 import { assertHttpMethod, type HttpMethod } from "./router/http-methods.ts";
 import type { PathParams } from "./router/path-params.ts";
 import { endpointMethods, type RouteResult, Router } from "./router/router.ts";
+import {
+  type InProcessWebSocket,
+  type InProcessWebSocketOptions,
+  openInProcessWebSocket,
+} from "./testing/in-process-websocket.ts";
 import { requestScopeEnabled, runInRequestScope } from "./waiting/request-scope.ts";
+import { Rooms } from "./websocket/rooms.ts";
+import { WebSocketEndpoint, type WebSocketRoute } from "./websocket/websocket-route.ts";
 
 /** The App's limits: the engine's and those of the request views. */
 export interface AppLimits extends Limits, RequestViewLimits {}
@@ -126,6 +133,7 @@ interface Route {
   readonly instance: object | undefined;
   // biome-ignore lint/suspicious/noExplicitAny: continuations of every state type share one table.
   readonly continuation?: ContinuationSpec<any, any, any, any>;
+  readonly webSocket?: WebSocketEndpoint;
 }
 
 /** The dispatch key of every answer no route gives (404, 405, 501, `OPTIONS *`). */
@@ -154,6 +162,8 @@ export class App<Shared, Locals extends object = NoLocals> {
   readonly io: Io;
   /** The limits in force. */
   readonly limits: AppLimits;
+  /** The WebSocket rooms of this App (see `app.ws`); `rooms.bridge()` spreads them over processes. */
+  readonly rooms: Rooms = new Rooms();
   readonly #router = new Router<Route>();
   readonly #middleware: ChainLink[] = [];
   /** Whether any middleware has an `after` hook: without one, that walk is skipped. */
@@ -284,6 +294,38 @@ export class App<Shared, Locals extends object = NoLocals> {
       key: ++this.#routeKeys,
       instance: undefined,
       continuation: spec,
+    });
+    return this;
+  }
+
+  /**
+   * Registers a WebSocket route: a `GET` on `path` whose valid handshake is upgraded after the
+   * middleware ran (see `WebSocketRoute`); `Data` is what its `upgrade` returns for each socket.
+   *
+   * @example
+   * app.ws("/rooms/:name", {
+   *   open: (socket) => socket.subscribe(socket.params.name),
+   *   message: (socket, message) => void socket.publish(socket.params.name, message),
+   * });
+   */
+  ws<Path extends string, Data = undefined>(
+    path: Path,
+    route: WebSocketRoute<Shared, PathParams<Path>, Locals, Data>,
+  ): this {
+    this.#assertNotStarted();
+    const webSocket = new WebSocketEndpoint(
+      route,
+      this.rooms,
+      this.limits.maxWebSocketMessageBytes,
+    );
+    const handler = (() => {
+      throw new TypeError("corral: WebSocket routes run through the App");
+    }) as AnyHandler;
+    this.#router.add("GET", path, {
+      handler,
+      key: ++this.#routeKeys,
+      instance: undefined,
+      webSocket,
     });
     return this;
   }
@@ -451,6 +493,20 @@ export class App<Shared, Locals extends object = NoLocals> {
     return requestInProcess(this.#ensureEngine(), input, init);
   }
 
+  /**
+   * Opens a WebSocket to this App in memory, through the engine, middleware and the route's
+   * upgrade as a socket would; rejects with the status when the upgrade is refused.
+   *
+   * @example
+   * const socket = await app.connectWebSocket("/echo");
+   * socket.send("hi");
+   * expect(await socket.next()).toBe("hi");
+   */
+  connectWebSocket(path: string, options?: InProcessWebSocketOptions): Promise<InProcessWebSocket> {
+    if (this.#stopped) return Promise.reject(new Error("corral: the App is stopped"));
+    return openInProcessWebSocket(this.#ensureEngine(), path, options);
+  }
+
   #assertNotStarted(): void {
     if (this.#listening) {
       throw new TypeError("corral: routes and middleware must be added before listen()");
@@ -536,7 +592,11 @@ export class App<Shared, Locals extends object = NoLocals> {
         if (index === chain.length) {
           ctx.middlewareHeaderLength = index === 0 ? 0 : exchange.draftedHeaderLength;
           const found = this.#route(exchange);
-          if (found.kind === "found" && found.handler.continuation === undefined) {
+          if (
+            found.kind === "found" &&
+            found.handler.continuation === undefined &&
+            found.handler.webSocket === undefined
+          ) {
             ctx.params = found.params;
             const route = found.handler;
             result = route.handler.call(route.instance, ctx);
@@ -672,6 +732,7 @@ export class App<Shared, Locals extends object = NoLocals> {
       if (route.continuation !== undefined) {
         return this.#continue(ctx, exchange, route.continuation);
       }
+      if (route.webSocket !== undefined) return route.webSocket.upgrade(ctx, exchange);
       return route.handler.call(route.instance, ctx);
     }
     // RFC 9110 §15.6.2: a method the server does not implement at all is a 501 (a route that

@@ -3,12 +3,19 @@
 // From the engine, for handlers that catch them
 export {
   ClientGoneError,
+  closeCodes,
   defaultLimits,
+  defaultWebSocketLimits,
+  EncodedMessage,
   type EngineStats,
   type Limits,
+  type OutboundPolicy,
   type RequestBody,
   ResponseLimitError,
+  type SendResult,
   StaleExchangeError,
+  type WebSocketLimits,
+  type WebSocketStats,
 } from "corral/engine";
 // The App and routing
 export {
@@ -50,6 +57,14 @@ export { isTokenCode } from "./field-syntax.ts";
 export { formatText } from "./format-text.ts";
 export type { AppLog } from "./handler-failures.ts";
 export type { ContextFor, HandlerFor, LocalsOf, SharedOf } from "./handler-types.ts";
+// Static files
+export {
+  type ByteRange,
+  defaultRangeLimits,
+  parseRange,
+  type RangeLimits,
+  type RangeRequest,
+} from "./http/byte-ranges.ts";
 // Conditional requests and content codings (RFC 9110 §13, §12.5.3)
 export {
   evaluatePreconditions,
@@ -103,6 +118,14 @@ export {
 export { ResponseDraft } from "./response-draft.ts";
 // Streams and continuations
 export { Stream, StreamWriter } from "./response-stream.ts";
+export {
+  type CanonicalPathOptions,
+  type CanonicalPathResult,
+  type CanonicalSegments,
+  canonicalPath,
+  decodePathSegment,
+  type PathRejection,
+} from "./router/canonical-path.ts";
 export type { HttpMethod } from "./router/http-methods.ts";
 export type { PathParams } from "./router/path-params.ts";
 // Fixed worker services
@@ -164,11 +187,39 @@ export {
   type ServerSentEvent,
   serverSentEventsContentType,
 } from "./sse/sse-encoder.ts";
+export {
+  type CacheControlPolicy,
+  type CachedFile,
+  defaultCacheControl,
+  hasContentHash,
+} from "./static/cache-control.ts";
+export { contentTypeFor, defaultContentTypes } from "./static/content-types.ts";
+export {
+  type AssetInput,
+  EmbeddedAssets,
+  type EmbeddedAssetsOptions,
+} from "./static/embedded-assets.ts";
+export { FileChangedError } from "./static/file-changed-error.ts";
+export { StaticFiles, type StaticFilesOptions, serveStatic } from "./static/serve-static.ts";
 // Every core: a supervisor of processes sharing one port
 export type { GroupStats } from "./supervisor/group-stats.ts";
 export { type ServeOptions, type Supervisor, serve } from "./supervisor/serve.ts";
-
 // Templates
 export { escapeHtml } from "./templates/html-escape.ts";
 export { PageTooLargeError, TemplateCompileError } from "./templates/template-errors.ts";
 export { htmlContentType, TemplateSet, type TemplateSetOptions } from "./templates/template-set.ts";
+// WebSockets
+export {
+  type InProcessClose,
+  InProcessWebSocket,
+  type InProcessWebSocketOptions,
+} from "./testing/in-process-websocket.ts";
+export { AppWebSocket } from "./websocket/app-websocket.ts";
+export type { OriginPolicy } from "./websocket/origin-policy.ts";
+export {
+  RedisRoomBridge,
+  type RedisRoomBridgeOptions,
+  type RedisRoomBridgeStats,
+} from "./websocket/redis-room-bridge.ts";
+export { type RoomBridge, type RoomStats, Rooms } from "./websocket/rooms.ts";
+export type { WebSocketRoute } from "./websocket/websocket-route.ts";

@@ -215,9 +215,15 @@ export class ResponseDraft {
   /**
    * Starts a streamed body with `status` and `contentType`; headers may still change until the
    * first flush. Cannot be combined with `borrowBody` (a `TypeError` either way round); to put
-   * bytes between streamed chunks, write them with the stream's writer.
+   * bytes between streamed chunks, write them with the stream's writer. With `contentLength` the
+   * body is exactly that long and goes out after a `Content-Length` instead of chunked (writing
+   * past it is a `TypeError`; ending short of it closes the connection, so the client knows).
    */
-  stream(status: number, contentType: string): Stream {
+  stream(
+    status: number,
+    contentType: string,
+    options?: { readonly contentLength?: number },
+  ): Stream {
     if (this.#stream !== undefined) throw new TypeError("corral: the response is already a stream");
     // RFC 9110 §15.3.5, §15.4.5: no content, so no stream (checked before the draft changes).
     if (status === 204 || status === 304) {
@@ -231,6 +237,7 @@ export class ResponseDraft {
     this.#streamStatus = status;
     this.#pristine = false;
     const engineStream = this.#exchange.stream();
+    if (options?.contentLength !== undefined) engineStream.declareLength(options.contentLength);
     this.#exchange.setHeader("Content-Type", contentType);
     this.#contentType = undefined;
     this.#stream = new Stream(engineStream, this.#encoderFor?.(status, contentType));

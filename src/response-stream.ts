@@ -54,6 +54,25 @@ export class StreamWriter {
     }
   }
 
+  /**
+   * The free part of the worker's staging, to fill in place (a file read, for example) and then
+   * `commit(count)`: the bytes are never copied. Valid until the next write, commit or flush.
+   *
+   * @example
+   * const window = writer.stagingWindow();
+   * const { bytesRead } = await file.read(window, 0, window.length, position);
+   * writer.commit(bytesRead);
+   * await writer.flush();
+   */
+  stagingWindow(): Uint8Array {
+    return this.#stream.stagingWindow();
+  }
+
+  /** Takes the first `bytes` of `stagingWindow()` as the next part of the body. */
+  commit(bytes: number): void {
+    this.#stream.commit(bytes);
+  }
+
   /** Formats `{}` placeholders with `values` (see `formatText`) and writes the text. */
   print(format: string, ...values: unknown[]): Promise<void> {
     return this.writeAll(formatText(format, values));

@@ -14,7 +14,13 @@ import { join } from "node:path";
  */
 
 const root = join(import.meta.dir, "..");
-const documents = ["README.md", "docs/guide.md", "docs/migrating.md", "docs/deploying.md"];
+const documents = [
+  "README.md",
+  "docs/guide.md",
+  "docs/migrating.md",
+  "docs/deploying.md",
+  "docs/static-files.md",
+];
 const fragmentMarker = "<!-- fragment -->";
 /** Inside the repo, so `corral` resolves by the package's own name; ignored by git and tsc -p. */
 const folder = join(root, ".docs-code-blocks");

@@ -1,6 +1,8 @@
 import { ExchangeRequest } from "./exchange-request.ts";
 import { ClientGoneError } from "./response-errors.ts";
 import { ResponseStream } from "./response-stream.ts";
+import type { WebSocketSession } from "./websocket/websocket-session.ts";
+import type { WebSocketUpgradeOptions } from "./websocket/websocket-upgrade.ts";
 
 /**
  * One request and its response, handed to the handler. Request data is borrowed from the
@@ -169,6 +171,25 @@ export class Exchange extends ExchangeRequest {
     this.host.stream.start();
     this.#stream = new ResponseStream(this, this.host.stream);
     return this.#stream;
+  }
+
+  // ---- WebSocket ----------------------------------------------------------------------------
+
+  /**
+   * Accepts this request's WebSocket handshake (RFC 6455 §4.2.2). The 101 is sent when the
+   * handler settles, with the header lines drafted so far (no body); the worker is given back
+   * then and the connection speaks WebSocket in its slot. Answer a request that fails
+   * `validateHandshake` yourself (400, or 426 with `Sec-WebSocket-Version: 13`); upgrading it is
+   * a `TypeError`, as is a `protocol` the client did not offer.
+   *
+   * @example
+   * const session = exchange.upgradeToWebSocket({
+   *   handler: { message: (socket, data) => void socket.send(data), close() {} },
+   * });
+   */
+  upgradeToWebSocket(options: WebSocketUpgradeOptions): WebSocketSession {
+    this.assertLive("exchange");
+    return this.host.webSocket.accept(options);
   }
 
   // ---- long-lived responses -----------------------------------------------------------------

@@ -59,6 +59,17 @@ export interface Limits {
   readonly streamDeadlineMs: number;
   /** How often the one periodic sweep checks deadlines; the resolution of every deadline. */
   readonly sweepIntervalMs: number;
+  /**
+   * Size of each reserved WebSocket message buffer: the largest message any WebSocket route
+   * may accept (`maxMessageBytes` of a route is at most this).
+   */
+  readonly maxWebSocketMessageBytes: number;
+  /**
+   * WebSocket message buffers reserved at startup. A message that does not arrive whole in one
+   * socket chunk and outgrows its connection's head buffer is assembled in one; when all are
+   * taken it waits with its reads paused.
+   */
+  readonly webSocketMessageBuffers: number;
 }
 
 const kibibyte = 1024;
@@ -96,6 +107,8 @@ export const defaultLimits: Limits = Object.freeze({
   requestDeadlineMs: 30_000,
   streamDeadlineMs: 5 * 60_000,
   sweepIntervalMs: 250,
+  maxWebSocketMessageBytes: 1 * mebibyte,
+  webSocketMessageBuffers: 4,
 });
 
 /** Room the engine's own header lines need in the output buffer beside the application's. */
@@ -127,6 +140,8 @@ const minimums: { readonly [K in keyof Limits]: number } = {
   requestDeadlineMs: 1,
   streamDeadlineMs: 1,
   sweepIntervalMs: 1,
+  maxWebSocketMessageBytes: 0,
+  webSocketMessageBuffers: 0,
 };
 
 /**
@@ -182,7 +197,9 @@ export function workerSlotBytes(limits: Limits): number {
 /** Total bytes the engine reserves at startup for the given limits. */
 export function reservedBytes(limits: Limits): number {
   return (
-    limits.maxConnections * connectionSlotBytes(limits) + limits.workers * workerSlotBytes(limits)
+    limits.maxConnections * connectionSlotBytes(limits) +
+    limits.workers * workerSlotBytes(limits) +
+    limits.webSocketMessageBuffers * limits.maxWebSocketMessageBytes
   );
 }
 
@@ -205,6 +222,7 @@ export function budgetLine(limits: Limits): string {
     `${limits.maxConnections} connections x (${formatBytes(limits.maxHeaderBytes)} head + ` +
     `${formatBytes(limits.connectionOutputBytes)} output), ` +
     `${limits.workers} workers x (${formatBytes(limits.stagingBytes)} staging + ` +
-    `${formatBytes(limits.maxBodyBytes)} body + ${formatBytes(limits.streamWindowBytes)} stream window))`
+    `${formatBytes(limits.maxBodyBytes)} body + ${formatBytes(limits.streamWindowBytes)} stream window), ` +
+    `${limits.webSocketMessageBuffers} WebSocket message buffers x ${formatBytes(limits.maxWebSocketMessageBytes)})`
   );
 }

@@ -3,8 +3,9 @@ import { type StreamFraming, streamDiscardedMessage } from "./internal/stream-fr
 
 /**
  * A streamed response body. Writes are copied into the worker's fixed staging; `flush()` sends
- * them (chunked on HTTP/1.1, close-delimited on HTTP/1.0) and resolves once the socket took the
- * bytes, or rejects with `ClientGoneError` when the client has gone.
+ * them (chunked on HTTP/1.1, close-delimited on HTTP/1.0, or raw after `Content-Length` once a
+ * length is declared) and resolves once the socket took the bytes, or rejects with
+ * `ClientGoneError` when the client has gone.
  *
  * @example
  * const stream = exchange.stream();
@@ -41,6 +42,34 @@ export class ResponseStream {
   write(bytes: Uint8Array): number {
     this.#assertUsable();
     return this.#framing.write(bytes);
+  }
+
+  /**
+   * Promises a body of exactly `bytes`, before the first flush: the head then carries
+   * `Content-Length` instead of chunked framing (HTTP/1.0 clients keep their connection too).
+   * Writing past it is a `TypeError`; finishing short of it rejects, and once the head is out
+   * the connection closes, so the client sees the body is incomplete. A HEAD answer is never short.
+   */
+  declareLength(bytes: number): void {
+    this.#assertUsable();
+    this.#framing.declareLength(bytes);
+  }
+
+  /**
+   * The free part of the worker's staging (capped at what a declared length still allows), to
+   * fill in place, by a file read for example, then `commit(count)`: the bytes are never copied.
+   * Valid until the next write, commit or flush; the worker keeps its staging while the handler
+   * runs, also after the client left.
+   */
+  stagingWindow(): Uint8Array {
+    this.#assertUsable();
+    return this.#framing.stagingWindow();
+  }
+
+  /** Takes the first `bytes` of `stagingWindow()` as the next part of the body. */
+  commit(bytes: number): void {
+    this.#assertUsable();
+    this.#framing.commit(bytes);
   }
 
   /** Copies `text` as UTF-8; throws `ResponseLimitError` when staging cannot hold all of it. */

@@ -16,6 +16,7 @@ import { WorkerScheduler } from "./internal/worker-scheduler.ts";
 import { YoungCollection } from "./internal/young-collection.ts";
 import { budgetLine, type Limits, resolveLimits } from "./limits.ts";
 import { type EngineStats, StatsCounters } from "./stats.ts";
+import { WebSocketEngine } from "./websocket/websocket-engine.ts";
 
 /** Options of `createEngine()`. */
 export interface EngineOptions {
@@ -169,6 +170,7 @@ export function createEngine(options: EngineOptions): Engine {
     now: performance.now(),
     stopping: false,
     scheduler: new WorkerScheduler(limits, stats, (slot) => connections[slot]!.closeStalled()),
+    webSockets: new WebSocketEngine(limits, stats, () => context.now),
     connectionClosed(slot, slotFree) {
       if (slotFree) freeSlots.give(slot);
       stats.connectionsOpen--;

@@ -1,4 +1,5 @@
 import type { EngineErrorName } from "./errors.ts";
+import { WebSocketCounters, type WebSocketStats } from "./websocket/websocket-stats.ts";
 
 /** Why the sweep closed a connection. */
 export type DeadlineKind = "header" | "body" | "idle" | "writeStall" | "request" | "stream";
@@ -65,6 +66,8 @@ export interface EngineStats {
   readonly errors: { readonly [N in EngineErrorName]?: number };
   /** Handlers that threw or rejected (answered by the engine's bare 500 when unpublished). */
   readonly handlerFailures: number;
+  /** WebSockets: open, accepted, messages, refused sends, closes by why. */
+  readonly webSockets: WebSocketStats;
 }
 
 /** The mutable counters behind `EngineStats`; the engine increments fields directly. */
@@ -100,6 +103,7 @@ export class StatsCounters {
   };
   readonly errors: { [N in EngineErrorName]?: number } = {};
   handlerFailures = 0;
+  readonly webSockets = new WebSocketCounters();
 
   /** Counts one response by its status class. */
   countResponse(status: number): void {
@@ -146,6 +150,7 @@ export class StatsCounters {
       deadlineCloses: { ...this.deadlineCloses },
       errors: { ...this.errors },
       handlerFailures: this.handlerFailures,
+      webSockets: this.webSockets.snapshot(),
     };
   }
 }

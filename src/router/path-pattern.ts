@@ -1,3 +1,5 @@
+import { decodePathSegment } from "./canonical-path.ts";
+
 /** One segment of a compiled path pattern. */
 export type PatternSegment =
   | { readonly kind: "static"; readonly text: string }
@@ -45,8 +47,10 @@ export function compilePathPattern(path: string): PathPattern {
 }
 
 /**
- * Matches a request path against a dynamic pattern; returns the captures (percent-decoded, as
- * `decodeURIComponent` does) or undefined. A capture with a malformed escape throws `URIError`.
+ * Matches a request path against a dynamic pattern; returns the captures (each segment
+ * percent-decoded once by the canonicalizer's `decodePathSegment`) or undefined. A capture with
+ * a malformed escape or bytes that are not UTF-8 throws `URIError`. Captures are not canonical
+ * paths: a handler that uses one as a file name checks it (or uses `canonicalPath`).
  */
 export function matchPathPattern(
   pattern: PathPattern,
@@ -62,7 +66,11 @@ export function matchPathPattern(
   for (let index = 0; index < segments.length; index++) {
     const segment = segments[index]!;
     if (segment.kind === "rest") {
-      captures[segment.name] = decodeURIComponent(pathParts.slice(index).join("/"));
+      const decoded: string[] = [];
+      for (let at = index; at < pathParts.length; at++) {
+        decoded.push(decodeCapture(pathParts[at]!));
+      }
+      captures[segment.name] = decoded.join("/");
       return captures;
     }
     const part = pathParts[index]!;
@@ -70,8 +78,15 @@ export function matchPathPattern(
       if (part !== segment.text) return undefined;
     } else {
       if (part.length === 0) return undefined;
-      captures[segment.name] = decodeURIComponent(part);
+      captures[segment.name] = decodeCapture(part);
     }
   }
   return captures;
+}
+
+/** One captured segment, decoded once. */
+function decodeCapture(raw: string): string {
+  const decoded = decodePathSegment(raw);
+  if (decoded === undefined) throw new URIError(`corral: malformed percent-encoding in ${raw}`);
+  return decoded;
 }

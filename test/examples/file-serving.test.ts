@@ -6,6 +6,7 @@ import {
   createFileServingApp,
   fileServingStagingBytes,
 } from "../../examples/file-serving/file-serving-app.ts";
+import { makeFixture, rawRequest } from "../static/support/static-fixture.ts";
 import { startExample } from "./support/start-example.ts";
 
 const root = `${import.meta.dir}/../..`;
@@ -79,3 +80,60 @@ test("the compiled file-serving executable serves its page with no source files 
     rmSync(directory, { recursive: true, force: true });
   }
 }, 30_000);
+
+test("--dir D serves the folder's files at /files/<path> with every rule, beside the embedded page", async () => {
+  using fixture = makeFixture();
+  await using example = await startExample("file-serving", [
+    "bun",
+    "run",
+    "example",
+    "file-serving",
+    "--port",
+    "0",
+    "--dir",
+    fixture.root,
+  ]);
+  const file = await rawRequest(example.port, "/files/a.txt");
+  const answers = {
+    home: (await rawRequest(example.port, "/")).text === page,
+    file: [file.status, file.text, file.header("content-type")],
+    notModified: (
+      await rawRequest(example.port, "/files/a.txt", { "If-None-Match": file.header("etag")! })
+    ).status,
+    range: (await rawRequest(example.port, "/files/a.txt", { Range: "bytes=1-3" })).text,
+    index: (await rawRequest(example.port, "/files/sub/")).text,
+    traversal: [
+      (await rawRequest(example.port, "/files/..%2fsecret.txt")).status,
+      (await rawRequest(example.port, "/files/out.txt")).status,
+      (await rawRequest(example.port, "/files/.env")).status,
+    ],
+  };
+  expect(answers).toEqual({
+    home: true,
+    file: [200, "hello\n", "text/plain; charset=utf-8"],
+    notModified: 304,
+    range: "ell",
+    index: "<h1>sub</h1>\n",
+    traversal: [404, 404, 404],
+  });
+});
+
+test("--dir with something that is not a folder is one line and exit status 2", async () => {
+  const child = Bun.spawnSync(
+    ["bun", "run", "example", "file-serving", "--port", "0", "--dir", "/no/such/folder"],
+    {
+      cwd: root,
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
+  // `bun run` prints the command it runs first; the example's own output is the last two lines.
+  const lines = child.stderr.toString().trimEnd().split("\n").slice(-2);
+  expect([child.exitCode, lines]).toEqual([
+    2,
+    [
+      '--dir "/no/such/folder" is not a folder',
+      "usage: bun run example file-serving --port <0-65535> [--dir <folder>]",
+    ],
+  ]);
+});

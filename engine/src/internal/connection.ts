@@ -14,6 +14,7 @@ import {
   readingBody,
   readingHead,
   waitingWorker,
+  webSocketPhase,
 } from "./connection-phase.ts";
 import type { EngineContext } from "./engine-context.ts";
 import type { EngineSocket } from "./engine-socket.ts";
@@ -26,6 +27,7 @@ import { RequestInput } from "./request-input.ts";
 import { ResponseDraft } from "./response-draft.ts";
 import { StreamFraming, type StreamHost } from "./stream-framing.ts";
 import { StreamedBody } from "./streamed-body.ts";
+import { WebSocketSwitch } from "./websocket-switch.ts";
 import { WorkerLease } from "./worker-lease.ts";
 
 /**
@@ -58,6 +60,8 @@ export class Connection
   readonly run: HandlerRun;
   /** How the connection ends after an engine error (`ending` says whether it ends at all). */
   readonly closer: ConnectionEnding;
+  /** The way to WebSocket: an accepted upgrade, then the session in this slot. */
+  readonly webSocket: WebSocketSwitch;
   exchange: Exchange | null = null;
   readonly peer = new PeerAddress();
   isHeadRequest = false;
@@ -89,6 +93,7 @@ export class Connection
     this.admission = new RequestAdmission(this);
     this.upload = new StreamedBody(this.admission, context.limits);
     this.lease = new WorkerLease(slot, this.admission, context.scheduler);
+    this.webSocket = new WebSocketSwitch(this, headBuffer);
   }
 
   /** The request body, once read (a view of a socket chunk or of the worker's body storage). */
@@ -141,6 +146,10 @@ export class Connection
    */
   onData(chunk: Uint8Array, owned: boolean): void {
     this.stats.bytesIn += chunk.length;
+    if (this.state === webSocketPhase) {
+      this.webSocket.onData(chunk, owned);
+      return;
+    }
     if (this.state === closing || this.state === closed) return;
     this.input.receive(chunk, owned);
     if (this.upload.waiting) this.upload.supply();
@@ -149,6 +158,10 @@ export class Connection
 
   /** The socket can take more bytes. */
   onDrain(): void {
+    if (this.state === webSocketPhase) {
+      this.webSocket.onDrain();
+      return;
+    }
     if (this.socket !== null && this.output.pending) this.pump();
   }
 
@@ -156,9 +169,9 @@ export class Connection
   onEnd(): void {
     if (this.socket === null) return;
     // Like common servers, a FIN during a request is taken as the client giving up on it; what
-    // the handler still answers is written, then the connection closes.
+    // the handler still answers is written, then the connection closes. A WebSocket ends at once.
     this.abortExchange(new ClientGoneError("the client closed the connection"));
-    if (this.state === readingHead && !this.output.pending) {
+    if (this.state === webSocketPhase || (this.state === readingHead && !this.output.pending)) {
       this.close();
       return;
     }
@@ -173,6 +186,7 @@ export class Connection
     // Events Bun may still deliver for this socket must not reach a later user of the slot.
     socket.data = -1;
     this.socket = null;
+    this.webSocket.connectionClosed();
     const reason = new ClientGoneError();
     this.abortExchange(reason);
     this.context.connectionBusy(this.slot);
@@ -204,6 +218,10 @@ export class Connection
 
   /** On stop: closes the connection now when it is between requests. */
   closeIfIdle(): void {
+    if (this.state === webSocketPhase) {
+      this.webSocket.goingAway();
+      return;
+    }
     // Others close after their current response, which carries `Connection: close`.
     if (this.socket !== null && this.state === readingHead && !this.input.headStarted) {
       if (!this.output.pending) this.close();
@@ -333,7 +351,8 @@ export class Connection
 
   /** Called by the sweep: enforces the deadline of the current state and the write stall. */
   checkDeadlines(now: number): void {
-    if (this.socket !== null) enforceDeadline(this, now);
+    if (this.state === webSocketPhase) this.webSocket.session?.checkDeadlines(now);
+    else if (this.socket !== null) enforceDeadline(this, now);
   }
 
   /** Starts the stream deadline (the request deadline no longer applies). */

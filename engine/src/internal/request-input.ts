@@ -138,6 +138,17 @@ export class RequestInput {
     else if (chunk !== this.#lent) releaseChunk(chunk);
   }
 
+  /**
+   * Hands over a copy of the bytes not consumed yet and forgets them: after a 101 the frames a
+   * client sent right behind its handshake belong to the new protocol (RFC 9110 §7.8).
+   */
+  takeRemaining(): Uint8Array | null {
+    if (!this.pending) return null;
+    const rest = this.#chunk!.slice(this.#start, this.#end);
+    this.#start = this.#end;
+    return rest;
+  }
+
   /** Whether bytes that arrived are still waiting to be consumed. */
   get pending(): boolean {
     return this.#chunk !== null && this.#start < this.#end;

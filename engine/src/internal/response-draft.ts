@@ -209,7 +209,8 @@ export class ResponseDraft {
 
   /**
    * Serialises the status line and header section into `target` at `offset`; returns the new
-   * offset. `bodyFraming` is "length" (Content-Length), "chunked", or "none" (close-delimited).
+   * offset. `bodyFraming` is "length" (Content-Length: `contentLength`, the drafted body's length
+   * unless given), "chunked", or "none" (close-delimited).
    */
   writeHead(
     target: Uint8Array,
@@ -217,6 +218,7 @@ export class ResponseDraft {
     date: Uint8Array,
     bodyFraming: "length" | "chunked" | "none",
     connection: "close" | "keep-alive" | "default",
+    contentLength = this.bodyLength,
   ): number {
     const line = statusLine(this.status);
     target.set(line, offset);
@@ -232,7 +234,7 @@ export class ResponseDraft {
     // RFC 9110 §8.6: no Content-Length in 204 responses; a 304 would describe another response.
     if (bodyFraming === "length" && this.status !== 204 && this.status !== 304) {
       at = writeLatin1(target, at, contentLengthName);
-      at = writeDecimal(target, at, this.bodyLength);
+      at = writeDecimal(target, at, contentLength);
       target[at++] = 0x0d;
       target[at++] = 0x0a;
     } else if (bodyFraming === "chunked") {

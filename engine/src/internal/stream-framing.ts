@@ -48,6 +48,8 @@ export class StreamFraming {
   finished = false;
   aborted = false;
   #chunked = true;
+  /** The body length promised by `declareLength`, or -1: then chunked (or close-delimited). */
+  #declaredLength = -1;
   #streamedBytes = 0;
   #flushRequested = false;
   #finishRequested = false;
@@ -65,6 +67,7 @@ export class StreamFraming {
     this.headSent = false;
     this.finished = false;
     this.aborted = false;
+    this.#declaredLength = -1;
     this.#streamedBytes = 0;
     this.#flushRequested = false;
     this.#finishRequested = false;
@@ -87,8 +90,6 @@ export class StreamFraming {
     this.checkStatus(connection.draft.status);
     this.started = true;
     this.#chunked = connection.head.versionMinor >= 1;
-    // RFC 9112 §6.3: an HTTP/1.0 client reads a body of unknown length until the connection closes.
-    if (!this.#chunked) connection.draft.closeRequested = true;
     // Anything staged before stream() is the first part of the stream.
     this.#streamedBytes = connection.draft.stagedLength;
     connection.streamStarted();
@@ -107,12 +108,68 @@ export class StreamFraming {
     }
   }
 
+  /**
+   * Promises a body of exactly `bytes` (RFC 9112 §6.2): the head carries `Content-Length` instead of
+   * chunked framing, so the client knows the size and sees a short body as incomplete.
+   */
+  declareLength(bytes: number): void {
+    if (this.headSent)
+      throw new TypeError("corral: a stream's length is declared before its first flush");
+    if (!Number.isSafeInteger(bytes) || bytes < 0) {
+      throw new TypeError(
+        `corral: a stream's declared length must be a whole number of bytes, got ${bytes}`,
+      );
+    }
+    const limit = this.#connection.limits.maxResponseBytes;
+    if (bytes > limit) {
+      throw new ResponseLimitError(
+        "maxResponseBytes",
+        `a declared length of ${bytes} bytes is over ${limit}`,
+      );
+    }
+    if (this.#streamedBytes > bytes) {
+      throw new TypeError(
+        `corral: ${this.#streamedBytes} bytes are written already, over the declared ${bytes}`,
+      );
+    }
+    this.#declaredLength = bytes;
+  }
+
+  /**
+   * The free part of staging (capped at what the declared length still allows), to be filled in
+   * place, by a file read for example, and then taken with `commit`: no copy.
+   */
+  stagingWindow(): Uint8Array {
+    this.#checkWritable();
+    const draft = this.#connection.draft;
+    const start = streamFramePrefixBytes + draft.stagedLength;
+    let free = draft.stagingFree;
+    if (this.#declaredLength >= 0)
+      free = Math.min(free, this.#declaredLength - this.#streamedBytes);
+    return draft.worker!.staging.subarray(start, start + free);
+  }
+
+  /** Takes `bytes` written into `stagingWindow()` as the next part of the body. */
+  commit(bytes: number): void {
+    this.#checkWritable();
+    const draft = this.#connection.draft;
+    if (!Number.isSafeInteger(bytes) || bytes < 0 || bytes > draft.stagingFree) {
+      throw new TypeError(`corral: commit(${bytes}) is not within the staging window`);
+    }
+    this.#checkTotal(bytes);
+    this.#checkDeclared(bytes);
+    draft.stagedLength += bytes;
+    this.#streamedBytes += bytes;
+    this.#connection.stats.bytesCopiedToStaging += bytes;
+  }
+
   /** Copies as much of `bytes` as staging has room for; returns how many bytes were taken. */
   write(bytes: Uint8Array): number {
     this.#checkWritable();
     const draft = this.#connection.draft;
     const take = Math.min(bytes.length, draft.stagingFree);
     this.#checkTotal(take);
+    this.#checkDeclared(take);
     if (take === 0) return 0;
     draft.writeBytes(take === bytes.length ? bytes : bytes.subarray(0, take));
     this.#streamedBytes += take;
@@ -128,6 +185,7 @@ export class StreamFraming {
     const added = draft.stagedLength - before;
     try {
       this.#checkTotal(added);
+      this.#checkDeclared(added);
     } catch (error) {
       draft.stagedLength = before;
       throw error;
@@ -144,6 +202,14 @@ export class StreamFraming {
     if (this.busy) {
       return Promise.reject(new TypeError("corral: a flush is already on its way; await it first"));
     }
+    if (finish && this.#shortOfDeclared) {
+      const error = new TypeError(
+        `corral: the stream ends at ${this.#streamedBytes} of its declared ${this.#declaredLength} bytes`,
+      );
+      // Once the head is out the client was promised more: only closing tells it the body is short.
+      if (this.headSent) this.abort();
+      return Promise.reject(error);
+    }
     this.#flushRequested = true;
     this.#finishRequested = finish;
     const promise = new Promise<void>((resolve, reject) => {
@@ -157,6 +223,10 @@ export class StreamFraming {
   /** The handler returned with the stream open: finish it for the handler. */
   finishFromEngine(): void {
     if (this.finished || this.aborted || this.#finishRequested) return;
+    if (this.#shortOfDeclared && !this.busy) {
+      this.abort();
+      return;
+    }
     if (this.#inFlight || this.#flushRequested) {
       // A flush the handler did not await: finish after it.
       const resolve = this.#resolve;
@@ -177,15 +247,19 @@ export class StreamFraming {
     const output = connection.output;
     this.#flushRequested = false;
     this.#inFlight = true;
+    const sized = this.#declaredLength >= 0;
     if (!this.headSent) {
+      const framing = sized ? "length" : this.#chunked ? "chunked" : "none";
+      // RFC 9112 §6.3: an HTTP/1.0 client reads a body of unknown length until the connection closes.
+      if (framing === "none") draft.closeRequested = true;
       const disposition = connection.run.connectionDisposition();
-      const framing = this.#chunked ? "chunked" : "none";
       output.end = draft.writeHead(
         output.buffer,
         output.end,
         connection.dateLine,
         framing,
         disposition,
+        sized ? this.#declaredLength : draft.bodyLength,
       );
       this.headSent = true;
       connection.stats.countResponse(draft.status);
@@ -195,7 +269,7 @@ export class StreamFraming {
     if (length > 0) {
       const staging = draft.worker!.staging;
       const dataStart = streamFramePrefixBytes;
-      if (this.#chunked) {
+      if (this.#chunked && !sized) {
         const frameStart = dataStart - hexLength(length) - 2;
         writeHex(staging, frameStart, length);
         staging[dataStart - 2] = 0x0d;
@@ -211,7 +285,7 @@ export class StreamFraming {
       } else {
         output.setSegment(staging, dataStart, dataStart + length, true, false);
       }
-    } else if (this.#finishRequested && this.#chunked && !connection.isHeadRequest) {
+    } else if (this.#finishRequested && this.#chunked && !sized && !connection.isHeadRequest) {
       output.buffer.set(lastChunk, output.end);
       output.end += lastChunk.length;
     }
@@ -273,6 +347,23 @@ export class StreamFraming {
     if (this.finished || this.#finishRequested)
       throw new TypeError("corral: the stream is finished");
     if (this.busy) throw new TypeError("corral: a flush is on its way; await it before writing");
+  }
+
+  /** A declared length not reached (a HEAD answer sends no body, so it is never short). */
+  get #shortOfDeclared(): boolean {
+    return (
+      this.#declaredLength >= 0 &&
+      this.#streamedBytes !== this.#declaredLength &&
+      !this.#connection.isHeadRequest
+    );
+  }
+
+  #checkDeclared(adding: number): void {
+    if (this.#declaredLength >= 0 && this.#streamedBytes + adding > this.#declaredLength) {
+      throw new TypeError(
+        `corral: the stream would reach ${this.#streamedBytes + adding} bytes, over its declared ${this.#declaredLength}`,
+      );
+    }
   }
 
   #checkTotal(adding: number): void {
