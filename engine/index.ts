@@ -15,6 +15,8 @@ export {
   reservedBytes,
   resolveLimits,
 } from "./src/limits.ts";
+// Reason phrases (RFC 9110 §15)
+export { reasonPhrase } from "./src/reason-phrase.ts";
 // A request body read as it arrives
 export { RequestBody } from "./src/request-body.ts";
 export { ClientGoneError, ResponseLimitError, StaleExchangeError } from "./src/response-errors.ts";

@@ -242,8 +242,15 @@ export function createEngine(options: EngineOptions): Engine {
     return true;
   }
 
+  /**
+   * Starts the deadline sweep. Only a listening engine keeps the process alive with it: a script
+   * that only calls `connectInMemory` (`app.request()`) exits once its own work is done.
+   */
   function startSweep(): void {
-    if (sweep !== null) return;
+    if (sweep !== null) {
+      if (listener !== null) sweep.ref();
+      return;
+    }
     sweep = setInterval(() => {
       const now = performance.now();
       context.now = now;
@@ -253,6 +260,7 @@ export function createEngine(options: EngineOptions): Engine {
       }
       context.scheduler.reclaimBlockedWorker();
     }, limits.sweepIntervalMs);
+    if (listener === null) sweep.unref();
   }
 
   const budget = budgetLine(limits);
