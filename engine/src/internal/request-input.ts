@@ -13,7 +13,7 @@ import {
   parseRequestHead,
 } from "../parser/request-head.ts";
 import type { StatsCounters } from "../stats.ts";
-import { releaseChunk, sharesMemory, UnreadChunkCount } from "./socket-chunks.ts";
+import { joinChunks, releaseChunk, sharesMemory, UnreadChunkCount } from "./socket-chunks.ts";
 
 /** `readHead` / `readBody` need more bytes. */
 export const inputIncomplete = 0;
@@ -91,9 +91,8 @@ export class RequestInput {
   requestEnded(pendingOutput: Uint8Array | null = null): void {
     const lent = this.#lent;
     this.#lent = null;
-    if (lent !== null && lent !== this.#chunk && lent !== this.#retired && this.#lentOwned) {
-      if (lent.buffer !== pendingOutput?.buffer) releaseChunk(lent);
-    }
+    const lentAlone = lent !== null && lent !== this.#chunk && lent !== this.#retired;
+    if (lentAlone && this.#lentOwned && !sharesMemory(lent, pendingOutput)) releaseChunk(lent);
     const retired = this.#retired;
     this.#retired = null;
     if (retired !== null && !sharesMemory(retired, pendingOutput)) releaseChunk(retired);
@@ -104,11 +103,7 @@ export class RequestInput {
     }
   }
 
-  /**
-   * Frees the chunk as soon as every byte of it was copied where it belongs (a body assembled in
-   * worker storage, a head in the head buffer), so a connection uploading a large body holds
-   * no chunk between two reads.
-   */
+  /** Frees the chunk once every byte of it was copied where it belongs (worker storage, head). */
   #releaseIfUsedUp(): void {
     if (this.#chunk !== null && !this.pending && !this.#chunkInUse) this.#retire(false);
   }
@@ -162,25 +157,22 @@ export class RequestInput {
     }
     if (!this.pending) {
       this.#retire(true);
-      this.#chunk = chunk;
-      this.#chunkOwned = owned;
-      this.#parked = false;
-      this.#start = 0;
-      this.#end = chunk.length;
+      this.#take(chunk, owned);
       return true;
     }
-    const rest = this.#end - this.#start;
-    const joined = new Uint8Array(rest + chunk.length);
-    joined.set(this.#chunk!.subarray(this.#start, this.#end), 0);
-    joined.set(chunk, rest);
+    const joined = joinChunks(this.#chunk!.subarray(this.#start, this.#end), chunk);
     this.#retire(true);
     if (owned) releaseChunk(chunk);
-    this.#chunk = joined;
-    this.#chunkOwned = true;
+    this.#take(joined, true);
+    return false;
+  }
+
+  #take(chunk: Uint8Array, owned: boolean): void {
+    this.#chunk = chunk;
+    this.#chunkOwned = owned;
     this.#parked = false;
     this.#start = 0;
-    this.#end = joined.length;
-    return false;
+    this.#end = chunk.length;
   }
 
   /**
@@ -314,11 +306,6 @@ export class RequestInput {
     this.piece = emptyBody;
     this.#chunkedDone = false;
     if (head.chunked) this.#chunked.reset();
-  }
-
-  /** Body bytes the announced framing still holds back (Content-Length only; -1 when chunked). */
-  get bodyRemaining(): number {
-    return this.#bodyChunked ? -1 : this.#bodyLength - this.#bodyReceived;
   }
 
   /**

@@ -9,6 +9,14 @@ export function sharesMemory(chunk: Uint8Array, output: Uint8Array | null): bool
   return output !== null && output.buffer === chunk.buffer;
 }
 
+/** A new chunk holding `rest` (bytes still unread) followed by `chunk` (a copy of both). */
+export function joinChunks(rest: Uint8Array, chunk: Uint8Array): Uint8Array {
+  const joined = new Uint8Array(rest.length + chunk.length);
+  joined.set(rest, 0);
+  joined.set(chunk, rest.length);
+  return joined;
+}
+
 /** Chunks at least this large are freed at once; smaller ones are left to the collector. */
 const releasedChunkMinimumBytes = 16 * 1024;
 
