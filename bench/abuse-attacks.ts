@@ -24,7 +24,8 @@ export type AbuseAttackId =
   | "pool"
   | "route"
   | "forms"
-  | "pipelined-5mb";
+  | "pipelined-5mb"
+  | "forms-pipelined";
 
 /** One attack, the servers it runs against and the side client's request. */
 export interface AbuseAttack {
@@ -43,6 +44,50 @@ export interface AbuseAttack {
 /** The side client's request for `attack`. */
 export function sideRequest(attack: AbuseAttack): Uint8Array {
   return encoder.encode(get(attack.sideTarget, `${attack.sideHeaders ?? ""}Connection: close\r\n`));
+}
+
+/** 64 clients, each posting a 1 MB `a&a&...` form three times, a new connection per post. */
+async function formPosters(port: number): Promise<RunningAttack> {
+  const body = "a&".repeat(500_000);
+  const post = encoder.encode(
+    "POST /form HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+      "Content-Type: application/x-www-form-urlencoded\r\n" +
+      `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+  );
+  const tally = new StatusTally();
+  const open: RawConnection[] = [];
+  let stopped = false;
+  // Each client posts on a new connection once its previous post is answered or closed.
+  const postFrom = async (left: number): Promise<void> => {
+    if (left === 0 || stopped) return;
+    const { promise, resolve } = Promise.withResolvers<void>();
+    const connection = await RawConnection.open(port, {
+      onResponse(status) {
+        tally.add(status);
+        resolve();
+      },
+      onClose: () => resolve(),
+    });
+    open.push(connection);
+    if (stopped) return connection.destroy();
+    connection.send(post);
+    await promise;
+    connection.destroy();
+    await postFrom(left - 1);
+  };
+  for (let client = 0; client < 64; client++) postFrom(3).catch(() => {});
+  return {
+    outcome: () => `${tally}; ${64 * 3 - tally.total} not answered`,
+    stop() {
+      stopped = true;
+      stopAll(open);
+    },
+  };
+}
+
+/** 50 clients that never read, each pipelining 5 MB of `GET /hello` once. */
+function pipelinersOf5Megabytes(port: number): Promise<RunningAttack> {
+  return nonReaders(port, 50, pipelinedBytes(get("/hello"), 5_000_000), false);
 }
 
 export const attacks: readonly AbuseAttack[] = [
@@ -168,43 +213,7 @@ export const attacks: readonly AbuseAttack[] = [
     corral: "corral-demo.ts",
     bun: "bun-serve-demo.ts",
     sideTarget: "/hello?name=side",
-    async launch(port) {
-      const body = "a&".repeat(500_000);
-      const post = encoder.encode(
-        "POST /form HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
-          "Content-Type: application/x-www-form-urlencoded\r\n" +
-          `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
-      );
-      const tally = new StatusTally();
-      const open: RawConnection[] = [];
-      let stopped = false;
-      // Each client posts on a new connection once its previous post is answered or closed.
-      const postFrom = async (left: number): Promise<void> => {
-        if (left === 0 || stopped) return;
-        const { promise, resolve } = Promise.withResolvers<void>();
-        const connection = await RawConnection.open(port, {
-          onResponse(status) {
-            tally.add(status);
-            resolve();
-          },
-          onClose: () => resolve(),
-        });
-        open.push(connection);
-        if (stopped) return connection.destroy();
-        connection.send(post);
-        await promise;
-        connection.destroy();
-        await postFrom(left - 1);
-      };
-      for (let client = 0; client < 64; client++) postFrom(3).catch(() => {});
-      return {
-        outcome: () => `${tally}; ${64 * 3 - tally.total} not answered`,
-        stop() {
-          stopped = true;
-          stopAll(open);
-        },
-      };
-    },
+    launch: formPosters,
   },
   {
     id: "pipelined-5mb",
@@ -212,6 +221,26 @@ export const attacks: readonly AbuseAttack[] = [
     corral: "corral-demo.ts",
     bun: "bun-serve-demo.ts",
     sideTarget: "/hello?name=side",
-    launch: (port) => nonReaders(port, 50, pipelinedBytes(get("/hello"), 5_000_000), false),
+    launch: pipelinersOf5Megabytes,
+  },
+  {
+    id: "forms-pipelined",
+    title: "demo: the 1 MB forms and the 5 MB pipeliners at once",
+    corral: "corral-demo.ts",
+    bun: "bun-serve-demo.ts",
+    sideTarget: "/hello?name=side",
+    async launch(port) {
+      const [forms, pipeliners] = await Promise.all([
+        formPosters(port),
+        pipelinersOf5Megabytes(port),
+      ]);
+      return {
+        outcome: () => `forms: ${forms.outcome()}; pipeliners: ${pipeliners.outcome()}`,
+        stop() {
+          forms.stop();
+          pipeliners.stop();
+        },
+      };
+    },
   },
 ];

@@ -15,7 +15,7 @@ export function formatAbuse(runs: readonly AbuseRun[]): string {
       "side worst ms",
       "peak RSS MiB",
       "RSS at end MiB",
-      "reserved + 48 MiB",
+      "reserved + 48 MiB + unread",
     ],
   ];
   let previous = "";
@@ -70,6 +70,7 @@ function note(run: AbuseRun): string {
       `blocked connections ${stats.blockedConnections}, workers held by blocked output ` +
         `${stats.workersHeldByBlockedOutput}, blocked-output closes ${stats.blockedOutputCloses}, ` +
         `idle reclaimed ${stats.idleConnectionsReclaimed}, rejected ${stats.connectionsRejected}, ` +
+        `pipelined input drops ${stats.pipelinedInputDrops}, ` +
         `peak workers busy ${stats.peakWorkersBusy}, 4xx ${stats.responses["4xx"]}, ` +
         `5xx ${stats.responses["5xx"]}`,
     );

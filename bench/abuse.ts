@@ -31,7 +31,10 @@ export interface AbuseRun {
   readonly peakRssMiB: number;
   /** VmRSS when the window (and the side client's grace) ended, the attack still on, in MiB. */
   readonly rssAtEndMiB: number;
-  /** The corral server's reservation and reservation + 48 MiB (null for Bun.serve). */
+  /**
+   * The corral server's reservation, and its limit: the reservation + 48 MiB of runtime +
+   * `maxUnreadInputBytes` (null for Bun.serve).
+   */
   readonly reservedMiB: number | null;
   readonly rssLimitMiB: number | null;
   readonly budget: string | null;
@@ -130,7 +133,11 @@ async function runAttack(
     const rss = readRss(serverProcess.pid);
     const peakMiB = Math.max(sampler.stop().maxMiB, rss.peakMiB);
     const outcome = running.outcome();
-    const info = serverProcess.jsonLine<{ budget: string; reservedBytes: number }>("INFO ");
+    const info = serverProcess.jsonLine<{
+      budget: string;
+      reservedBytes: number;
+      maxUnreadInputBytes: number;
+    }>("INFO ");
     // Stopped before the attackers leave, so a corral server's counters show the attack on.
     await serverProcess.stop();
     stopped = true;
@@ -141,7 +148,10 @@ async function runAttack(
       peakRssMiB: peakMiB,
       rssAtEndMiB: rss.rssMiB,
       reservedMiB,
-      rssLimitMiB: reservedMiB === null ? null : reservedMiB + runtimeHeadroomMiB,
+      rssLimitMiB:
+        info === undefined || reservedMiB === null
+          ? null
+          : reservedMiB + runtimeHeadroomMiB + toMiB(info.maxUnreadInputBytes),
       budget: info?.budget ?? null,
       outcome,
       stats: serverProcess.jsonLine<EngineStats>("STATS ") ?? null,

@@ -75,6 +75,7 @@ export async function measureRun(plan: RunPlan): Promise<RunResult> {
       connections: scenario.connections,
       pipelineDepth: scenario.pipelineDepth,
       pinPrefix: pinning.load,
+      ...(scenario.requestHeaders === undefined ? {} : { headers: scenario.requestHeaders }),
     };
     if (plan.warmupSeconds > 0) await runWrk({ ...load, durationSeconds: plan.warmupSeconds });
 

@@ -2,22 +2,31 @@ import {
   bigBodyBytes,
   bigPath,
   helloText,
+  jsonBody,
+  jsonPath,
   nameContentType,
   nameQueryValue,
   nameTarget,
 } from "./servers/payloads.ts";
 
 /** Every server the bench knows; each scenario runs some of them. */
-export type ServerKind = "corral-engine" | "bun-serve" | "corral-app" | "hono" | "elysia";
+export type ServerKind =
+  | "corral-engine"
+  | "bun-serve"
+  | "corral-app"
+  | "corral-compress"
+  | "hono"
+  | "elysia";
 export const serverLabels: Readonly<Record<ServerKind, string>> = {
   "corral-engine": "corral-engine",
   "bun-serve": "Bun.serve",
   "corral-app": "corral App",
+  "corral-compress": "corral App + compress",
   hono: "Hono",
   elysia: "Elysia",
 };
 
-export type ScenarioId = "plain" | "pipelined" | "big" | "app-plain" | "app-pipelined";
+export type ScenarioId = "plain" | "pipelined" | "big" | "app-plain" | "app-pipelined" | "compress";
 
 /** One server of a scenario: what it is and its script, relative to bench/servers. */
 export interface ScenarioServer {
@@ -42,6 +51,8 @@ export interface Scenario {
   readonly connections: number;
   /** Requests per write (1: plain keep-alive). */
   readonly pipelineDepth: number;
+  /** Extra request header lines wrk sends (`Name: value`). */
+  readonly requestHeaders?: readonly string[];
   /** Whether the server should be busy all the run (hello loads; not the 5 MiB body). */
   readonly serverBound: boolean;
   readonly servers: readonly ScenarioServer[];
@@ -139,6 +150,32 @@ export const scenarios: readonly Scenario[] = [
     pipelineDepth: 16,
     ...appHello,
   },
+  {
+    // The cost of compress(): 16 KiB of JSON per answer, to a client that takes every coding as
+    // browsers do (zstd chosen), beside the same App without it and Bun.serve sending it as is.
+    id: "compress",
+    title: "GET /todos.json (16 KiB JSON), Accept-Encoding: gzip, deflate, br, zstd, 64 conns",
+    path: jsonPath,
+    connections: 64,
+    pipelineDepth: 1,
+    requestHeaders: ["Accept-Encoding: gzip, deflate, br, zstd"],
+    serverBound: true,
+    servers: [
+      {
+        kind: "corral-compress",
+        label: serverLabels["corral-compress"],
+        script: "corral-json-compress.ts",
+      },
+      { kind: "corral-app", label: serverLabels["corral-app"], script: "corral-json.ts" },
+      { kind: "bun-serve", label: serverLabels["bun-serve"], script: "bun-serve-json.ts" },
+    ],
+    ratios: [
+      { label: "compress / identity", numerator: "corral-compress", denominator: "corral-app" },
+      { label: "compress / Bun.serve", numerator: "corral-compress", denominator: "bun-serve" },
+      { label: "App / Bun.serve", numerator: "corral-app", denominator: "bun-serve" },
+    ],
+    expected: { contentType: "application/json", bodyLength: jsonBody.length },
+  },
 ];
 
 /** The hello scenario the corral RSS check loads for longer. */
@@ -170,6 +207,7 @@ export const sectionIds: readonly SectionId[] = [
   "abuse",
   "cores",
   "upload",
+  "compress",
   "static",
   "techempower",
 ];

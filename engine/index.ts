@@ -15,6 +15,8 @@ export {
   reservedBytes,
   resolveLimits,
 } from "./src/limits.ts";
+// Reason phrases (RFC 9110 §15)
+export { reasonPhrase } from "./src/reason-phrase.ts";
 // A request body read as it arrives
 export { RequestBody } from "./src/request-body.ts";
 export { ClientGoneError, ResponseLimitError, StaleExchangeError } from "./src/response-errors.ts";
@@ -33,3 +35,23 @@ export {
 
 // Counters
 export type { DeadlineKind, EngineStats } from "./src/stats.ts";
+// WebSockets (RFC 6455)
+export { closeCodes } from "./src/websocket/close-codes.ts";
+export { EncodedMessage } from "./src/websocket/encoded-message.ts";
+export {
+  type HandshakeRequest,
+  type HandshakeResult,
+  type RefusedHandshake,
+  type ValidHandshake,
+  validateHandshake,
+} from "./src/websocket/handshake.ts";
+export type { SendResult } from "./src/websocket/send-rules.ts";
+export {
+  defaultWebSocketLimits,
+  type OutboundPolicy,
+  resolveWebSocketLimits,
+  type WebSocketLimits,
+} from "./src/websocket/websocket-options.ts";
+export type { WebSocketHandler, WebSocketSession } from "./src/websocket/websocket-session.ts";
+export type { WebSocketCloseKind, WebSocketStats } from "./src/websocket/websocket-stats.ts";
+export type { WebSocketUpgradeOptions } from "./src/websocket/websocket-upgrade.ts";

@@ -1,6 +1,7 @@
 // `bun run build` (and `prepack`): the two entries users import, as ES modules and declarations.
 //   dist/src/index.js     + dist/src/**/*.d.ts     "corral" (the App)
 //   dist/engine/index.js  + dist/engine/**/*.d.ts  "corral/engine" (the engine)
+//   dist/src/middleware/index.js                   "corral/middleware" (first-party middleware)
 // dist/ also holds the examples' executables (`bun run examples`), so only these two folders are
 // replaced.
 import { rmSync } from "node:fs";
@@ -10,6 +11,9 @@ import { pruneDeclarations } from "./prune-declarations.ts";
 const root = join(import.meta.dir, "..");
 const outputDirectory = join(root, "dist");
 const entries = ["src/index.ts", "engine/index.ts"];
+// The middleware entry imports the App's entry ("corral"), which it must share, not copy: one
+// HttpError class, one App.
+const middlewareEntry = "src/middleware/index.ts";
 // Executables beside the entries: the `corral` command and the script each supervised process runs.
 const executables = ["src/supervisor/corral-command.ts", "src/supervisor/child-main.ts"];
 
@@ -18,7 +22,7 @@ for (const folder of ["src", "engine"]) {
 }
 
 /** Bundles `files`; their output sits `engineFromOutput` away from the engine's built entry. */
-function bundle(files: readonly string[], engineFromOutput: string) {
+function bundle(files: readonly string[], engineFromOutput: string, appFromOutput?: string) {
   return Bun.build({
     entrypoints: files.map((entry) => join(root, entry)),
     root,
@@ -36,6 +40,12 @@ function bundle(files: readonly string[], engineFromOutput: string) {
             path: engineFromOutput,
             external: true,
           }));
+          if (appFromOutput !== undefined) {
+            build.onResolve({ filter: /^corral$/ }, () => ({
+              path: appFromOutput,
+              external: true,
+            }));
+          }
         },
       },
     ],
@@ -43,6 +53,7 @@ function bundle(files: readonly string[], engineFromOutput: string) {
 }
 
 const built = [await bundle(entries, "../engine/index.js")];
+built.push(await bundle([middlewareEntry], "../../engine/index.js", "../index.js"));
 built.push(await bundle(executables, "../../engine/index.js"));
 const javascript = {
   success: built.every((result) => result.success),
@@ -62,7 +73,7 @@ if (declarations.exitCode !== 0) throw new Error("tsc failed to emit the declara
 
 const removed = pruneDeclarations(
   outputDirectory,
-  entries.map((entry) => entry.replace(/\.ts$/, ".d.ts")),
+  [...entries, middlewareEntry].map((entry) => entry.replace(/\.ts$/, ".d.ts")),
 );
 for (const output of javascript.outputs) {
   console.log(`built ${relative(root, output.path)} (${output.size} bytes)`);

@@ -5,11 +5,14 @@ import {
   type Limits,
   resolveLimits,
 } from "corral/engine";
-import { Context } from "./context.ts";
+import { type AnyContext, Context } from "./context.ts";
 import { type ContinuationSpec, runContinuation } from "./continuation.ts";
-import { mapError } from "./error-mapping.ts";
+import { type ErrorHandling, internalError, mapError } from "./error-mapping.ts";
+import type { ErrorFormat } from "./errors/error-format.ts";
+import { answerRouteMiss, type MissHandlers } from "./errors/route-miss.ts";
 import { type AppLog, HandlerFailures } from "./handler-failures.ts";
-import { requestInProcess } from "./in-process.ts";
+import { assertNotHotReloading } from "./hot-reload.ts";
+import { type InProcessRequestInit, requestInProcess } from "./in-process.ts";
 import { type Io, systemIo } from "./io.ts";
 import type { Middleware, NoLocals, RequestOutcome } from "./middleware.ts";
 import type { RedisConnection } from "./redis/redis-connection.ts";
@@ -17,9 +20,17 @@ import { type AppStats, RedisCounters } from "./redis/redis-stats.ts";
 import type { RedisSubscriber } from "./redis/redis-subscriber.ts";
 import { RequestView, type RequestViewLimits } from "./request-view.ts";
 import { ResponseDraft } from "./response-draft.ts";
+import { assertHttpMethod, type HttpMethod } from "./router/http-methods.ts";
 import type { PathParams } from "./router/path-params.ts";
 import { endpointMethods, type RouteResult, Router } from "./router/router.ts";
+import {
+  type InProcessWebSocket,
+  type InProcessWebSocketOptions,
+  openInProcessWebSocket,
+} from "./testing/in-process-websocket.ts";
 import { requestScopeEnabled, runInRequestScope } from "./waiting/request-scope.ts";
+import { Rooms } from "./websocket/rooms.ts";
+import { WebSocketEndpoint, type WebSocketRoute } from "./websocket/websocket-route.ts";
 
 /** The App's limits: the engine's and those of the request views. */
 export interface AppLimits extends Limits, RequestViewLimits {}
@@ -55,12 +66,20 @@ export interface AppOptions<Shared> {
    * by default; `null` for silence. The client never sees any of it.
    */
   readonly log?: AppLog | null;
+  /**
+   * How the App's own error answers are written (mapped errors, 404, 405, 501): `"text"` (the
+   * default) or `"problem"`, RFC 9457 `application/problem+json`.
+   */
+  readonly errorFormat?: ErrorFormat;
 }
 
-/** Maps an error no `HttpError` describes to a response, e.g. to log it or hide it. */
-export type ErrorMapper<Shared> = (
+/**
+ * Sees every error a handler or middleware threw, with the App's answer to it already drafted
+ * (see `onError`). Locals are partial: the middleware that sets one may not have run.
+ */
+export type ErrorMapper<Shared, Locals extends object = NoLocals> = (
   error: unknown,
-  ctx: Context<Shared, Readonly<Record<string, string>>, object>,
+  ctx: Context<Shared, Readonly<Record<string, string>>, Partial<Locals>>,
 ) => void | Promise<void>;
 
 /** Options of `App.listen`. */
@@ -88,6 +107,13 @@ export interface AppServer {
 // biome-ignore lint/suspicious/noExplicitAny: handlers of every route share one table.
 type AnyHandler = RouteHandler<any, any, any>;
 
+/** `app.get(path, handler, options?)` and the other shortcuts of `route`. */
+export type RouteShortcut<Shared, Locals extends object> = <Path extends string>(
+  path: Path,
+  handler: RouteHandler<Shared, PathParams<Path>, Locals>,
+  options?: RouteOptions,
+) => App<Shared, Locals>;
+
 /** Options of `app.route()`. */
 export interface RouteOptions {
   /**
@@ -107,14 +133,16 @@ interface Route {
   readonly instance: object | undefined;
   // biome-ignore lint/suspicious/noExplicitAny: continuations of every state type share one table.
   readonly continuation?: ContinuationSpec<any, any, any, any>;
+  readonly webSocket?: WebSocketEndpoint;
 }
 
 /** The dispatch key of every answer no route gives (404, 405, 501, `OPTIONS *`). */
 const unroutedKey = 0;
 
 /** Methods the App knows even when no route uses them: anything else is a 501. */
-const knownMethods = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
-const methodPattern = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** What `app.all()` registers: every method but HEAD, which GET's handler answers. */
+const allMethods: readonly HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+const knownMethods = new Set<string>(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 /**
  * A typed web application: one router, ordered middleware with typed locals, error mapping,
@@ -134,13 +162,16 @@ export class App<Shared, Locals extends object = NoLocals> {
   readonly io: Io;
   /** The limits in force. */
   readonly limits: AppLimits;
+  /** The WebSocket rooms of this App (see `app.ws`); `rooms.bridge()` spreads them over processes. */
+  readonly rooms: Rooms = new Rooms();
   readonly #router = new Router<Route>();
   readonly #middleware: ChainLink[] = [];
   /** Whether any middleware has an `after` hook: without one, that walk is skipped. */
   #hasAfter = false;
   /** Whether any middleware has a `cleanup` hook: without one, that walk is skipped. */
   #hasCleanup = false;
-  #errorMapper: ErrorMapper<Shared> | undefined;
+  #errorHandling: ErrorHandling;
+  readonly #miss: MissHandlers = { notFound: undefined, methodNotAllowed: undefined };
   readonly #failures: HandlerFailures;
   #engine: Engine | undefined;
   /** Whether some route streams its body: without one the engine is not asked per request. */
@@ -152,6 +183,8 @@ export class App<Shared, Locals extends object = NoLocals> {
   #routed: RouteResult<Route> | undefined;
   #listening = false;
   #stopped = false;
+  /** Streams the engine counted as failed handlers that a client's leaving ended. */
+  #streamsEndedByClient = 0;
 
   constructor(options: AppOptions<Shared>) {
     this.shared = options.shared;
@@ -171,6 +204,42 @@ export class App<Shared, Locals extends object = NoLocals> {
       }
     }
     this.limits = Object.freeze({ ...resolveLimits(engineLimits), ...viewLimits });
+    const format = options.errorFormat ?? "text";
+    if (format !== "text" && format !== "problem") {
+      throw new TypeError(`corral: errorFormat must be "text" or "problem", got ${format}`);
+    }
+    this.#errorHandling = { format, onError: undefined };
+  }
+
+  /**
+   * `app.get(path, handler, options?)` is `route("GET", path, handler, options)`; likewise
+   * `post`, `put`, `patch`, `delete`, `head` (without one, GET's handler answers HEAD) and
+   * `options`.
+   *
+   * @example
+   * app.get("/todos/:id", (ctx) => ctx.response.json(200, { id: ctx.params.id }));
+   */
+  readonly get = this.#shortcut(["GET"]);
+  /** `route("POST", ...)`; see `get`. */
+  readonly post = this.#shortcut(["POST"]);
+  /** `route("PUT", ...)`; see `get`. */
+  readonly put = this.#shortcut(["PUT"]);
+  /** `route("PATCH", ...)`; see `get`. */
+  readonly patch = this.#shortcut(["PATCH"]);
+  /** `route("DELETE", ...)`; see `get`. */
+  readonly delete = this.#shortcut(["DELETE"]);
+  /** `route("HEAD", ...)`; see `get`. */
+  readonly head = this.#shortcut(["HEAD"]);
+  /** `route("OPTIONS", ...)`; see `get`. */
+  readonly options = this.#shortcut(["OPTIONS"]);
+  /** The handler for GET (and so HEAD), POST, PUT, PATCH, DELETE and OPTIONS on `path`. */
+  readonly all = this.#shortcut(allMethods);
+
+  #shortcut(methods: readonly HttpMethod[]): RouteShortcut<Shared, Locals> {
+    return (path, handler, options) => {
+      for (const method of methods) this.route(method, path, handler, options);
+      return this;
+    };
   }
 
   /**
@@ -178,13 +247,13 @@ export class App<Shared, Locals extends object = NoLocals> {
    * `{ body: "stream" }` makes the handler read the request body as it arrives.
    */
   route<Path extends string>(
-    method: string,
+    method: HttpMethod,
     path: Path,
     handler: RouteHandler<Shared, PathParams<Path>, Locals>,
     options: RouteOptions = {},
   ): this {
     this.#assertNotStarted();
-    if (!methodPattern.test(method)) throw new TypeError(`corral: invalid method ${method}`);
+    assertHttpMethod(method);
     if (typeof handler !== "function")
       throw new TypeError("corral: a route handler must be a function");
     const body = options.body ?? "buffer";
@@ -208,12 +277,12 @@ export class App<Shared, Locals extends object = NoLocals> {
    * the whole stream.
    */
   continuation<Path extends string, State>(
-    method: string,
+    method: HttpMethod,
     path: Path,
     spec: ContinuationSpec<Shared, PathParams<Path>, Locals, State>,
   ): this {
     this.#assertNotStarted();
-    if (!methodPattern.test(method)) throw new TypeError(`corral: invalid method ${method}`);
+    assertHttpMethod(method);
     if (typeof spec.step !== "function" || typeof spec.state !== "function") {
       throw new TypeError("corral: a continuation needs state() and step() functions");
     }
@@ -225,6 +294,38 @@ export class App<Shared, Locals extends object = NoLocals> {
       key: ++this.#routeKeys,
       instance: undefined,
       continuation: spec,
+    });
+    return this;
+  }
+
+  /**
+   * Registers a WebSocket route: a `GET` on `path` whose valid handshake is upgraded after the
+   * middleware ran (see `WebSocketRoute`); `Data` is what its `upgrade` returns for each socket.
+   *
+   * @example
+   * app.ws("/rooms/:name", {
+   *   open: (socket) => socket.subscribe(socket.params.name),
+   *   message: (socket, message) => void socket.publish(socket.params.name, message),
+   * });
+   */
+  ws<Path extends string, Data = undefined>(
+    path: Path,
+    route: WebSocketRoute<Shared, PathParams<Path>, Locals, Data>,
+  ): this {
+    this.#assertNotStarted();
+    const webSocket = new WebSocketEndpoint(
+      route,
+      this.rooms,
+      this.limits.maxWebSocketMessageBytes,
+    );
+    const handler = (() => {
+      throw new TypeError("corral: WebSocket routes run through the App");
+    }) as AnyHandler;
+    this.#router.add("GET", path, {
+      handler,
+      key: ++this.#routeKeys,
+      instance: undefined,
+      webSocket,
     });
     return this;
   }
@@ -268,15 +369,58 @@ export class App<Shared, Locals extends object = NoLocals> {
     return this as unknown as App<Shared, Locals & Adds>;
   }
 
-  /** Sets the mapping for errors that are not an `HttpError`. */
-  onError(mapper: ErrorMapper<Shared>): this {
-    this.#errorMapper = mapper;
+  /**
+   * Sets the hook that sees every error a handler or middleware throws, once the App drafted its
+   * answer (the error's own status, or a bare 500): it may log, replace the answer, or rethrow
+   * the error it got to keep the answer; anything else it throws is a bare 500. The `after` hooks
+   * then run on the answer, as on every answer.
+   *
+   * @example
+   * app.onError((error, ctx) => {
+   *   if (error instanceof NotFoundInStore) ctx.response.json(404, { error: "not found" });
+   * });
+   */
+  onError(mapper: ErrorMapper<Shared, Locals>): this {
+    this.#errorHandling = {
+      format: this.#errorHandling.format,
+      onError: mapper as ErrorHandling["onError"],
+    };
     return this;
   }
 
-  /** Starts serving on `hostname` (127.0.0.1 by default) and `port`; prints the budget line. */
+  /**
+   * Answers requests no route matches (instead of the App's 404); the `after` hooks run on its
+   * answer as on any other.
+   *
+   * @example
+   * app.notFound((ctx) => ctx.response.json(404, { error: `no route for ${ctx.request.path}` }));
+   */
+  notFound(handler: RouteHandler<Shared, Readonly<Record<string, string>>, Locals>): this {
+    this.#assertNotStarted();
+    this.#miss.notFound = handler as AnyHandler;
+    return this;
+  }
+
+  /**
+   * Answers requests whose path has routes but not for their method (instead of the App's 405);
+   * the `Allow` header is already drafted (`ctx.response.header("Allow")` reads it).
+   *
+   * @example
+   * app.methodNotAllowed((ctx) => ctx.response.json(405, { error: "method not allowed" }));
+   */
+  methodNotAllowed(handler: RouteHandler<Shared, Readonly<Record<string, string>>, Locals>): this {
+    this.#assertNotStarted();
+    this.#miss.methodNotAllowed = handler as AnyHandler;
+    return this;
+  }
+
+  /**
+   * Starts serving on `hostname` (127.0.0.1 by default) and `port`; prints the budget line.
+   * Under `bun --hot` it is a `TypeError` that says to use `bun --watch` (see `docs/guide.md`).
+   */
   listen(options: AppListenOptions): AppServer {
     if (this.#listening) throw new TypeError("corral: this App is already listening");
+    assertNotHotReloading();
     const engine = this.#ensureEngine();
     const { log = console.log, ...bind } = options;
     const server = engine.listen(bind);
@@ -299,15 +443,17 @@ export class App<Shared, Locals extends object = NoLocals> {
   /**
    * Exact engine counters. `handlerFailures` counts every handler (and middleware) error answered
    * with a 5xx, every stream aborted by one, and every one that came after the headers were
-   * sent: with no other server errors, it equals the 5xx answers plus the aborted streams.
-   * `redis` is there once `includeRedisStats()` was called.
+   * sent: with no other server errors, it equals the 5xx answers plus the aborted streams. A
+   * client leaving (an SSE client closing its connection, say) or a deadline is an ordinary
+   * `"aborted"` outcome: neither counted here nor logged. `redis` is there once `includeRedisStats()` was called.
    *
    * @example
    * const { requests, redis } = app.stats();
    */
   stats(): AppStats {
     const stats = this.#ensureEngine().stats();
-    const handlerFailures = stats.handlerFailures + this.#failures.count;
+    const handlerFailures =
+      stats.handlerFailures - this.#streamsEndedByClient + this.#failures.count;
     if (this.#redis === undefined) return { ...stats, handlerFailures };
     return { ...stats, handlerFailures, redis: this.#redis.stats() };
   }
@@ -338,13 +484,27 @@ export class App<Shared, Locals extends object = NoLocals> {
    * const response = await app.request("/hello?name=x");
    * expect(await response.text()).toBe("x");
    */
-  request(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  request(input: string | URL | Request, init?: InProcessRequestInit): Promise<Response> {
     if (this.#stopped) {
       return Promise.reject(
         new Error("corral: app.request() after app.stop(): the App is stopped"),
       );
     }
     return requestInProcess(this.#ensureEngine(), input, init);
+  }
+
+  /**
+   * Opens a WebSocket to this App in memory, through the engine, middleware and the route's
+   * upgrade as a socket would; rejects with the status when the upgrade is refused.
+   *
+   * @example
+   * const socket = await app.connectWebSocket("/echo");
+   * socket.send("hi");
+   * expect(await socket.next()).toBe("hi");
+   */
+  connectWebSocket(path: string, options?: InProcessWebSocketOptions): Promise<InProcessWebSocket> {
+    if (this.#stopped) return Promise.reject(new Error("corral: the App is stopped"));
+    return openInProcessWebSocket(this.#ensureEngine(), path, options);
   }
 
   #assertNotStarted(): void {
@@ -430,8 +590,13 @@ export class App<Shared, Locals extends object = NoLocals> {
     try {
       for (let index = 0; ; index++) {
         if (index === chain.length) {
+          ctx.middlewareHeaderLength = index === 0 ? 0 : exchange.draftedHeaderLength;
           const found = this.#route(exchange);
-          if (found.kind === "found" && found.handler.continuation === undefined) {
+          if (
+            found.kind === "found" &&
+            found.handler.continuation === undefined &&
+            found.handler.webSocket === undefined
+          ) {
             ctx.params = found.params;
             const route = found.handler;
             result = route.handler.call(route.instance, ctx);
@@ -532,6 +697,7 @@ export class App<Shared, Locals extends object = NoLocals> {
       if (early instanceof Promise) return this.#resume(early, ctx, exchange, index + 1);
       if (early === "stop") return this.#after(ctx, index);
     }
+    ctx.middlewareHeaderLength = exchange.draftedHeaderLength;
     const result = this.#dispatch(ctx, exchange, this.#route(exchange));
     if (result instanceof Promise) return this.#afterSettled(result, ctx, chain.length - 1);
     return this.#after(ctx, chain.length - 1);
@@ -566,13 +732,13 @@ export class App<Shared, Locals extends object = NoLocals> {
       if (route.continuation !== undefined) {
         return this.#continue(ctx, exchange, route.continuation);
       }
+      if (route.webSocket !== undefined) return route.webSocket.upgrade(ctx, exchange);
       return route.handler.call(route.instance, ctx);
     }
     // RFC 9110 §15.6.2: a method the server does not implement at all is a 501 (a route that
     // uses the method was found above, so this check costs nothing on the served path).
     if (!knownMethods.has(method) && !this.#router.methods.has(method)) {
-      ctx.response.text(501, "Not Implemented\n");
-      return;
+      return answerRouteMiss(ctx, 501, undefined, this.#errorHandling.format);
     }
     if (found.kind === "methodNotAllowed") {
       ctx.response.header("Allow", found.entry.allow);
@@ -581,8 +747,7 @@ export class App<Shared, Locals extends object = NoLocals> {
         ctx.response.setStatus(204);
         return;
       }
-      ctx.response.text(405, "Method Not Allowed\n");
-      return;
+      return answerRouteMiss(ctx, 405, this.#miss.methodNotAllowed, this.#errorHandling.format);
     }
     // RFC 9110 §9.3.7: OPTIONS * asks about the server as a whole (the engine accepts the
     // asterisk-form for OPTIONS only, RFC 9112 §3.2.4).
@@ -591,7 +756,7 @@ export class App<Shared, Locals extends object = NoLocals> {
       ctx.response.setStatus(204);
       return;
     }
-    ctx.response.text(404, "Not Found\n");
+    return answerRouteMiss(ctx, 404, this.#miss.notFound, this.#errorHandling.format);
   }
 
   #finalize(response: ResponseDraft, exchange: Exchange): RequestOutcome {
@@ -607,6 +772,14 @@ export class App<Shared, Locals extends object = NoLocals> {
       return;
     }
     if (ctx.response.headersSent) {
+      if (exchange.live && !ctx.handlerSucceeded && exchange.aborted) {
+        // The client left (or a deadline passed) mid-stream, as SSE clients do: an ordinary end.
+        // Only the engine can end the stream honestly (no last chunk), so the error goes on to
+        // it; its count of handler failures is corrected in stats().
+        this.#streamsEndedByClient++;
+        this.#finish(ctx, exchange, "aborted");
+        throw error;
+      }
       if (exchange.live && !ctx.handlerSucceeded) {
         // Part of the stream is out: only the engine can end it honestly (aborted, no last chunk).
         this.#failures.abortedStream(ctx, exchange, error);
@@ -620,15 +793,48 @@ export class App<Shared, Locals extends object = NoLocals> {
       return;
     }
     if (!exchange.hasWorker) return this.#failedWithoutWorker(ctx, exchange, error);
-    const mapped = mapError(ctx, exchange, error, this.#errorMapper as ErrorMapper<unknown>);
-    if (mapped instanceof Promise) return mapped.then(() => this.#mapped(ctx, exchange, error));
-    this.#mapped(ctx, exchange, error);
+    ctx.error = error;
+    const mapped = mapError(ctx, exchange, error, this.#errorHandling);
+    if (mapped instanceof Promise) return mapped.then(() => this.#answerError(ctx, exchange));
+    return this.#answerError(ctx, exchange);
+  }
+
+  /**
+   * The `after` hooks of every middleware entered run on the error's answer too, so that what
+   * they add (CORS, a request id) is on every answer. One failing there leaves a bare 500.
+   */
+  #answerError(ctx: AnyContext, exchange: Exchange): void | Promise<void> {
+    if (!exchange.live) return this.#mapped(ctx, exchange, ctx.error);
+    let hooks: void | Promise<void>;
+    try {
+      hooks = this.#hasAfter ? this.#after(ctx, ctx.enteredMiddleware - 1) : undefined;
+    } catch (hookError) {
+      return this.#afterHookFailed(ctx, exchange, hookError);
+    }
+    if (hooks instanceof Promise) {
+      return hooks.then(
+        () => this.#mapped(ctx, exchange, ctx.error),
+        (hookError: unknown) => this.#afterHookFailed(ctx, exchange, hookError),
+      );
+    }
+    this.#mapped(ctx, exchange, ctx.error);
+  }
+
+  #afterHookFailed(ctx: AnyContext, exchange: Exchange, hookError: unknown): void {
+    internalError(ctx, exchange, this.#errorHandling.format);
+    this.#mapped(ctx, exchange, hookError);
   }
 
   /** The error is answered: a 5xx is the server's failure, counted and logged. */
   #mapped(ctx: AnyContext, exchange: Exchange, error: unknown): void {
-    if (exchange.live && exchange.status >= 500) this.#failures.answered(ctx, exchange, error);
-    this.#finish(ctx, exchange, "error");
+    if (exchange.live) {
+      ctx.response.finalize();
+      // A client that left is no server failure, whatever its leaving made the handler throw.
+      if (exchange.status >= 500 && !exchange.aborted) {
+        this.#failures.answered(ctx, exchange, error);
+      }
+    }
+    this.#finish(ctx, exchange, exchange.aborted ? "aborted" : "error");
   }
 
   #cleanup(ctx: AnyContext, outcome: RequestOutcome, exchange: Exchange): void {
@@ -647,8 +853,6 @@ export class App<Shared, Locals extends object = NoLocals> {
     }
   }
 }
-
-type AnyContext = Context<unknown, Readonly<Record<string, string>>, object>;
 
 /** One middleware as the chain runs it: its hooks, each present or undefined. */
 type ChainLink = { readonly [Hook in "before" | "after" | "cleanup"]: AnyMiddleware[Hook] };

@@ -26,6 +26,16 @@ export class Context<Shared, Params, Locals> {
   readonly locals: Locals;
   readonly #exchange: Exchange;
   readonly #io: Io;
+  /**
+   * The error being answered: set while `onError` and the `after` hooks run on the answer the App
+   * made for a thrown error; `undefined` on every other answer.
+   */
+  error: unknown = undefined;
+  /**
+   * @internal Bytes of response header lines drafted before the handler ran (by `before` hooks):
+   * kept when the handler's draft is discarded. -1 while `before` hooks run: all are theirs.
+   */
+  middlewareHeaderLength = -1;
   /** @internal How many middleware `before` hooks were entered: their cleanups run. */
   enteredMiddleware = 0;
   /** @internal The handler (or a `before` that stopped) succeeded: later errors are the after hooks'. */
@@ -101,3 +111,17 @@ export class Context<Shared, Params, Locals> {
     });
   }
 }
+
+/**
+ * A context of any route: for helpers shared by handlers of several paths and App types.
+ *
+ * @example
+ * function notFound(ctx: AnyContext, what: string): never {
+ *   throw new HttpError(404, `${what} ${ctx.request.path} does not exist`);
+ * }
+ */
+export type AnyContext<Shared = unknown> = Context<
+  Shared,
+  Readonly<Record<string, string>>,
+  object
+>;

@@ -109,7 +109,9 @@ export async function runContinuation<Shared, Params, Locals, State>(
 ): Promise<void> {
   const waiter = new Waiter();
   if (spec.notifier !== undefined && !spec.notifier.add(waiter)) {
-    throw new HttpError(503, "Service Unavailable: too many open streams", { "Retry-After": "1" });
+    throw new HttpError(503, "Service Unavailable: too many open streams", {
+      headers: { "Retry-After": "1" },
+    });
   }
   let state: State | undefined;
   let started = false;

@@ -19,7 +19,13 @@ export function characterTable(others: string): Uint8Array {
 // RFC 9110 §5.6.2: tchar.
 const tokenTable = characterTable("!#$%&'*+-.^_`|~");
 
-/** Whether `code` is a `tchar` (RFC 9110 §5.6.2); false past the end of a string (NaN). */
+/**
+ * Whether `code` is a `tchar` (RFC 9110 §5.6.2); false past the end of a string (NaN).
+ *
+ * @example
+ * isTokenCode("a".charCodeAt(0)); // true
+ * isTokenCode(" ".charCodeAt(0)); // false
+ */
 export function isTokenCode(code: number): boolean {
   return tokenTable[code] === 1;
 }
@@ -98,4 +104,15 @@ export function unquoteString(text: string, start: number, end: number): string 
   }
   chunks.push(text.slice(chunkStart, last));
   return chunks.join("");
+}
+
+/** Where the run of spaces, tabs and commas from `start` ends: empty list members are allowed
+ * (RFC 9110 §5.6.1), so a list scan skips them all at once. */
+export function skipListSeparators(text: string, start: number): number {
+  let index = start;
+  for (;;) {
+    const code = text.charCodeAt(index);
+    if (code !== space && code !== tab && code !== 0x2c) return index;
+    index++;
+  }
 }

@@ -1,7 +1,17 @@
 import type { Engine, MemoryConnection } from "corral/engine";
+import { decodedResponse } from "./testing/decoded-response.ts";
 import { WireResponseReader } from "./testing/wire-response-reader.ts";
 
 const baseUrl = "http://localhost";
+
+/**
+ * `fetch`'s options, as `app.request()` takes them: `decompress: false` (as in Bun's `fetch`)
+ * keeps a content-coded body as sent.
+ *
+ * @example
+ * const raw = await app.request("/data", { headers: { "accept-encoding": "br" }, decompress: false });
+ */
+export type InProcessRequestInit = RequestInit & { readonly decompress?: boolean };
 const lastChunk = Buffer.from("0\r\n\r\n", "latin1");
 
 /**
@@ -16,7 +26,7 @@ const lastChunk = Buffer.from("0\r\n\r\n", "latin1");
 export async function requestInProcess(
   engine: Engine,
   input: string | URL | Request,
-  init?: RequestInit,
+  init?: InProcessRequestInit,
 ): Promise<Response> {
   const request =
     input instanceof Request
@@ -59,7 +69,8 @@ export async function requestInProcess(
   signal.addEventListener("abort", onAbort, { once: true });
   connection.send(Buffer.concat([head, body]));
   if (source !== undefined) void sendChunked(source, connection, reader);
-  return reader.response;
+  if (init?.decompress === false) return reader.response;
+  return reader.response.then(decodedResponse);
 }
 
 /** The request line and headers; framing headers are the client's own, as fetch makes them. */

@@ -3,12 +3,19 @@
 // From the engine, for handlers that catch them
 export {
   ClientGoneError,
+  closeCodes,
   defaultLimits,
+  defaultWebSocketLimits,
+  EncodedMessage,
   type EngineStats,
   type Limits,
+  type OutboundPolicy,
   type RequestBody,
   ResponseLimitError,
+  type SendResult,
   StaleExchangeError,
+  type WebSocketLimits,
+  type WebSocketStats,
 } from "corral/engine";
 // The App and routing
 export {
@@ -24,13 +31,15 @@ export {
   type RouteOptions,
 } from "./app.ts";
 // Context, request and response
-export { Context } from "./context.ts";
+export { type AnyContext, Context } from "./context.ts";
 export type { ContinuationSpec, StepResult } from "./continuation.ts";
 // Cookies
 export type { CookieEntry } from "./cookies/cookie-header.ts";
 export type { CookieOptions } from "./cookies/set-cookie.ts";
 // Time
 export { Duration } from "./duration.ts";
+export type { ErrorFormat } from "./errors/error-format.ts";
+export type { StatusError } from "./errors/status-error.ts";
 // Server-sent events
 export { EventChannel } from "./events/event-channel.ts";
 export type { EventSourceChannel } from "./events/event-source.ts";
@@ -44,8 +53,10 @@ export {
   type ServerSentEventsState,
   serverSentEvents,
 } from "./events/server-sent-events.ts";
+export { isTokenCode } from "./field-syntax.ts";
 export { formatText } from "./format-text.ts";
 export type { AppLog } from "./handler-failures.ts";
+export type { ContextFor, HandlerFor, LocalsOf, SharedOf } from "./handler-types.ts";
 // Static files
 export {
   type ByteRange,
@@ -54,7 +65,18 @@ export {
   type RangeLimits,
   type RangeRequest,
 } from "./http/byte-ranges.ts";
-export { HttpError } from "./http-error.ts";
+// Conditional requests and content codings (RFC 9110 §13, §12.5.3)
+export {
+  evaluatePreconditions,
+  ifRangeAllows,
+  type PreconditionResult,
+  type Validators,
+} from "./http/conditional-requests.ts";
+export { type ContentCoding, chooseContentCoding } from "./http/content-coding.ts";
+export { isEntityTag } from "./http/entity-tags.ts";
+export { formatHttpDate, parseHttpDate } from "./http/http-date.ts";
+export { HttpError, type HttpErrorOptions } from "./http-error.ts";
+export type { InProcessRequestInit } from "./in-process.ts";
 export { type Io, type IoTimer, ManualIo, systemIo } from "./io.ts";
 // Middleware and errors
 export {
@@ -88,6 +110,11 @@ export { MultipartError, type MultipartPart } from "./request/multipart.ts";
 export { MultipartStream, StreamedPart } from "./request/multipart-stream.ts";
 export type { RemoteAddress } from "./request/remote-address.ts";
 export { MediaTypeError, RequestView, type RequestViewLimits } from "./request-view.ts";
+export {
+  type StreamCoding,
+  type StreamEncoder,
+  zlibStreamEncoder,
+} from "./response/stream-encoder.ts";
 export { ResponseDraft } from "./response-draft.ts";
 // Streams and continuations
 export { Stream, StreamWriter } from "./response-stream.ts";
@@ -99,6 +126,7 @@ export {
   decodePathSegment,
   type PathRejection,
 } from "./router/canonical-path.ts";
+export type { HttpMethod } from "./router/http-methods.ts";
 export type { PathParams } from "./router/path-params.ts";
 // Fixed worker services
 export { serveJobs } from "./services/serve-jobs.ts";
@@ -180,3 +208,18 @@ export { type ServeOptions, type Supervisor, serve } from "./supervisor/serve.ts
 export { escapeHtml } from "./templates/html-escape.ts";
 export { PageTooLargeError, TemplateCompileError } from "./templates/template-errors.ts";
 export { htmlContentType, TemplateSet, type TemplateSetOptions } from "./templates/template-set.ts";
+// WebSockets
+export {
+  type InProcessClose,
+  InProcessWebSocket,
+  type InProcessWebSocketOptions,
+} from "./testing/in-process-websocket.ts";
+export { AppWebSocket } from "./websocket/app-websocket.ts";
+export type { OriginPolicy } from "./websocket/origin-policy.ts";
+export {
+  RedisRoomBridge,
+  type RedisRoomBridgeOptions,
+  type RedisRoomBridgeStats,
+} from "./websocket/redis-room-bridge.ts";
+export { type RoomBridge, type RoomStats, Rooms } from "./websocket/rooms.ts";
+export type { WebSocketRoute } from "./websocket/websocket-route.ts";

@@ -295,6 +295,9 @@ export class RequestView {
 
 /** The body is not of the media type the handler asked for; answered 415. */
 export class MediaTypeError extends Error {
+  /** The App answers it with this status (see `StatusError`). */
+  readonly httpStatus = 415;
+
   constructor(expected: string, got: string) {
     super(`expected a ${expected} body, got ${got === "" ? "none" : got}`);
     this.name = "MediaTypeError";

@@ -2,6 +2,7 @@ import type { Exchange } from "corral/engine";
 import { type CookieOptions, expiredCookie, serializeSetCookie } from "./cookies/set-cookie.ts";
 import { formatText } from "./format-text.ts";
 import { validateRedirect } from "./response/redirect.ts";
+import type { StreamEncoder } from "./response/stream-encoder.ts";
 import { Stream } from "./response-stream.ts";
 
 /**
@@ -17,6 +18,8 @@ export class ResponseDraft {
   readonly #exchange: Exchange;
   #contentType: string | undefined;
   #stream: Stream | undefined;
+  #streamStatus = 200;
+  #encoderFor: ((status: number, contentType: string) => StreamEncoder | undefined) | undefined;
   /** Status still 200 and no body drafted: the first body needs no reset of either. */
   #pristine = true;
   /** `borrowBody()` made the body: only another `borrowBody()` replaces it. */
@@ -29,8 +32,12 @@ export class ResponseDraft {
     this.#exchange = exchange;
   }
 
-  /** The status drafted so far (200 until set). */
+  /**
+   * The status drafted so far (200 until set); after error mapping, the error's. A stream's status
+   * stays readable once the stream has ended the request.
+   */
   get status(): number {
+    if (this.#stream !== undefined && !this.#exchange.live) return this.#streamStatus;
     return this.#exchange.status;
   }
 
@@ -66,6 +73,61 @@ export class ResponseDraft {
       return;
     }
     this.#exchange.setHeader(name, value);
+  }
+
+  /**
+   * The drafted value of header `name` (case-insensitive; several lines joined with ", "), or
+   * `undefined`: what `after` hooks read to decide (`Content-Type`, `Cache-Control`, `ETag`, ...).
+   *
+   * @example
+   * if (ctx.response.getHeader("content-encoding") === undefined) compressIt();
+   */
+  getHeader(name: string): string | undefined {
+    if (name.toLowerCase() === "content-type" && this.#contentType !== undefined) {
+      return this.#contentType;
+    }
+    return this.#exchange.responseHeader(name);
+  }
+
+  /** Removes every drafted line of header `name`; a `TypeError` once a stream's head is out. */
+  removeHeader(name: string): void {
+    this.#assertHeadersOpen();
+    if (name.toLowerCase() === "content-type") this.#contentType = undefined;
+    this.#exchange.removeResponseHeader(name);
+  }
+
+  /**
+   * The drafted body as it stands, without a copy: a view of the staged bytes (valid until the
+   * body changes) or the borrowed bytes; empty for a stream, whose bytes go out as they are
+   * flushed. `after` hooks read it (an ETag of the content, compression).
+   *
+   * @example
+   * const digest = Bun.hash(ctx.response.body);
+   */
+  get body(): Uint8Array {
+    if (this.#stream !== undefined) return emptyBody;
+    return this.#exchange.draftedBody;
+  }
+
+  /**
+   * Replaces the drafted body with a copy of `bytes`, keeping status, headers and content type
+   * (a compressed form, say). A borrowed body stays borrowed when `bytes` do not fit in staging.
+   * A stream's body cannot be replaced (`TypeError`).
+   *
+   * @example
+   * ctx.response.replaceBody(Bun.gzipSync(ctx.response.body));
+   */
+  replaceBody(bytes: Uint8Array): void {
+    this.#assertNotStreaming("replaceBody");
+    if (bytes.length > 0) assertContentAllowed(this.#exchange.status);
+    this.#exchange.clearBody();
+    this.#borrowed = false;
+    this.#pristine = false;
+    if (bytes.length <= this.#exchange.stagingFree) this.#exchange.write(bytes);
+    else {
+      this.#exchange.borrowBody(bytes);
+      this.#borrowed = true;
+    }
   }
 
   /**
@@ -172,14 +234,38 @@ export class ResponseDraft {
     }
     validateContentType(contentType);
     this.#exchange.setStatus(status);
+    this.#streamStatus = status;
     this.#pristine = false;
     const engineStream = this.#exchange.stream();
     if (options?.contentLength !== undefined) engineStream.declareLength(options.contentLength);
     this.#exchange.setHeader("Content-Type", contentType);
     this.#contentType = undefined;
-    this.#stream = new Stream(engineStream);
+    this.#stream = new Stream(engineStream, this.#encoderFor?.(status, contentType));
     this.streamedRequest = `${this.#exchange.method} ${this.#exchange.path}`;
     return this.#stream;
+  }
+
+  /**
+   * Lets a middleware encode this request's stream, if the handler starts one: `encoderFor`
+   * runs in `stream()` (headers still open, so it may add `Content-Encoding`) and returns the
+   * encoder, or `undefined` to send the stream as it is. Every `flush()` then sends the encoded
+   * bytes of all written so far; the encoding ends with `finish()` or `endStreamEncoding()`.
+   *
+   * @example
+   * ctx.response.encodeStream((status, type) => (type.startsWith("text/") ? encoder : undefined));
+   */
+  encodeStream(
+    encoderFor: (status: number, contentType: string) => StreamEncoder | undefined,
+  ): void {
+    this.#encoderFor = encoderFor;
+  }
+
+  /**
+   * Writes the last bytes of a stream's encoding (see `encodeStream`) when the handler returned
+   * without `finish()`; an `after` hook calls it. Nothing to do otherwise.
+   */
+  endStreamEncoding(): Promise<void> | undefined {
+    return this.#stream?.writer().endEncoding();
   }
 
   /** Whether `stream()` was called. */
@@ -242,6 +328,8 @@ export class ResponseDraft {
     this.#contentType = contentType;
   }
 }
+
+const emptyBody = new Uint8Array(0);
 
 function borrowedBodyError(operation: string): TypeError {
   return new TypeError(

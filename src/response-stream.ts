@@ -1,5 +1,6 @@
 import type { ResponseStream } from "corral/engine";
 import { formatText } from "./format-text.ts";
+import type { StreamEncoder } from "./response/stream-encoder.ts";
 
 const textEncoder = new TextEncoder();
 
@@ -16,14 +17,28 @@ const textEncoder = new TextEncoder();
  */
 export class StreamWriter {
   readonly #stream: ResponseStream;
+  readonly #encoder: StreamEncoder | undefined;
 
   /** @internal Made by `Stream.writer()`. */
-  constructor(stream: ResponseStream) {
+  constructor(stream: ResponseStream, encoder?: StreamEncoder) {
     this.#stream = stream;
+    this.#encoder = encoder;
   }
 
   /** Copies all of `data` (UTF-8 for text), flushing whenever staging is full. */
   async writeAll(data: Uint8Array | string): Promise<void> {
+    const encoder = this.#encoder;
+    if (encoder !== undefined) {
+      encoder.write(typeof data === "string" ? textEncoder.encode(data) : data);
+      // The encoder's input is bounded like staging: past it, the stream flushes.
+      if (encoder.pendingBytes >= this.#stream.stagingFree) await this.flush();
+      return;
+    }
+    await this.#writeRaw(data);
+  }
+
+  /** @internal Writes bytes to the stream as they are (the encoder's output, for one). */
+  async #writeRaw(data: Uint8Array | string): Promise<void> {
     if (typeof data === "string") {
       // Fast path: text that surely fits is encoded straight into staging.
       if (data.length * 3 <= this.#stream.stagingFree) {
@@ -65,8 +80,26 @@ export class StreamWriter {
 
   /** Sends what was written; resolves when the socket accepted it. */
   flush(): Promise<void> {
+    const encoder = this.#encoder;
+    // Without an encoder, the engine's promise as it is: no extra turn per flush.
+    if (encoder === undefined) return this.#stream.flush();
+    return this.#flushEncoded(encoder);
+  }
+
+  async #flushEncoded(encoder: StreamEncoder): Promise<void> {
+    await this.#writeRaw(await encoder.flush());
     return this.#stream.flush();
   }
+
+  /** @internal Writes the encoder's last bytes (the stream is not finished). */
+  async endEncoding(): Promise<void> {
+    const encoder = this.#encoder;
+    if (encoder === undefined || this.#encodingEnded) return;
+    this.#encodingEnded = true;
+    await this.#writeRaw(await encoder.end());
+  }
+
+  #encodingEnded = false;
 }
 
 /**
@@ -83,11 +116,14 @@ export class Stream {
   readonly #stream: ResponseStream;
   readonly #writer: StreamWriter;
 
-  /** @internal Made by `ctx.response.stream()`. */
-  constructor(stream: ResponseStream) {
+  /** @internal Made by `ctx.response.stream()`, with the encoder of a content coding if any. */
+  constructor(stream: ResponseStream, encoder?: StreamEncoder) {
     this.#stream = stream;
-    this.#writer = new StreamWriter(stream);
+    this.#writer = new StreamWriter(stream, encoder);
+    this.#encoded = encoder !== undefined;
   }
+
+  readonly #encoded: boolean;
 
   /** The writer (one per stream). */
   writer(): StreamWriter {
@@ -101,6 +137,7 @@ export class Stream {
 
   /** Sends what is left and ends the body; resolves when the socket accepted the last bytes. */
   finish(): Promise<void> {
-    return this.#stream.finish();
+    if (!this.#encoded) return this.#stream.finish();
+    return this.#writer.endEncoding().then(() => this.#stream.finish());
   }
 }

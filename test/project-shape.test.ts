@@ -27,7 +27,7 @@ function target(file: string, specifier: string): string {
 }
 
 describe("project shape", () => {
-  test("one package: the App and the engine, with no dependency on a corral package", () => {
+  test("one package: the App, its middleware and the engine, with no dependency on a corral package", () => {
     expect({
       name: rootPackage.name,
       dependencies: rootPackage.dependencies,
@@ -39,6 +39,10 @@ describe("project shape", () => {
       workspaces: false,
       exports: {
         ".": { types: "./dist/src/index.d.ts", import: "./dist/src/index.js" },
+        "./middleware": {
+          types: "./dist/src/middleware/index.d.ts",
+          import: "./dist/src/middleware/index.js",
+        },
         "./engine": { types: "./dist/engine/index.d.ts", import: "./dist/engine/index.js" },
         "./package.json": "./package.json",
       },
@@ -61,11 +65,25 @@ describe("project shape", () => {
   });
 
   test("src/ reaches the engine only through corral/engine", () => {
+    // corral/middleware is built on the App's public entry ("corral"), as a user's would be.
+    const publicEntry = (file: string, specifier: string) =>
+      specifier === "corral" && relative(root, file).startsWith("src/middleware/");
     const intoEngine = importsUnder("src").filter(({ file, specifier }) =>
       specifier.startsWith(".")
         ? !target(file, specifier).startsWith("src/")
-        : specifier.startsWith("corral") && specifier !== "corral/engine",
+        : specifier.startsWith("corral") &&
+          specifier !== "corral/engine" &&
+          !publicEntry(file, specifier),
     );
     expect(intoEngine).toEqual([]);
+  });
+
+  test("corral/middleware uses only the App's public entry", () => {
+    const internal = importsUnder("src/middleware").filter(({ file, specifier }) =>
+      specifier.startsWith(".")
+        ? !target(file, specifier).startsWith("src/middleware/")
+        : specifier.startsWith("corral") && specifier !== "corral",
+    );
+    expect(internal).toEqual([]);
   });
 });

@@ -14,7 +14,11 @@ export interface CorralServerInfo {
  * out of the request path means the handlers under test do nothing but answer.
  */
 export function reportCorral(server: CorralServerInfo): void {
-  const info = { budget: server.budget, reservedBytes: reservedBytes(server.limits) };
+  const info = {
+    budget: server.budget,
+    reservedBytes: reservedBytes(server.limits),
+    maxUnreadInputBytes: server.limits.maxUnreadInputBytes,
+  };
   console.log(`INFO ${JSON.stringify(info)}`);
   process.on("SIGTERM", () => {
     console.log(`STATS ${JSON.stringify(server.stats())}`);

@@ -61,3 +61,23 @@ export function makeStagedBody(): Uint8Array {
   for (let index = 0; index < body.length; index++) body[index] = 0x61 + (index % 26);
   return body;
 }
+
+/** The compress scenario's path and body: 16 KiB of todo-like JSON (`bench --only compress`). */
+export const jsonPath = "/todos.json";
+export const jsonBody: Uint8Array = makeJsonBody(16 * 1024);
+
+function makeJsonBody(bytes: number): Uint8Array {
+  const items: unknown[] = [];
+  for (let id = 1; ; id++) {
+    const item = {
+      id,
+      title: `todo number ${id}: ${"abcdefghij".slice(id % 10)}`,
+      done: id % 3 === 0,
+    };
+    if (JSON.stringify([...items, item]).length > bytes) break;
+    items.push(item);
+  }
+  const text = JSON.stringify(items);
+  // Padded to exactly `bytes` with spaces before the closing bracket: still valid JSON.
+  return new TextEncoder().encode(`${text.slice(0, -1)}${" ".repeat(bytes - text.length)}]`);
+}

@@ -1,6 +1,8 @@
 import { ExchangeRequest } from "./exchange-request.ts";
 import { ClientGoneError } from "./response-errors.ts";
 import { ResponseStream } from "./response-stream.ts";
+import type { WebSocketSession } from "./websocket/websocket-session.ts";
+import type { WebSocketUpgradeOptions } from "./websocket/websocket-upgrade.ts";
 
 /**
  * One request and its response, handed to the handler. Request data is borrowed from the
@@ -81,6 +83,31 @@ export class Exchange extends ExchangeRequest {
   }
 
   /**
+   * The drafted body as it stands, without a copy: a view of the staged bytes (valid until the
+   * body changes) or the borrowed bytes. A stream's bytes are not here (a `TypeError`).
+   */
+  get draftedBody(): Uint8Array {
+    this.assertLive("response");
+    if (this.#stream !== null) throw new TypeError("corral: a stream has no drafted body");
+    return this.host.draft.bodyView;
+  }
+
+  /** The drafted value of response header `name` (several lines joined with ", "), if any. */
+  responseHeader(name: string): string | undefined {
+    this.assertLive("response");
+    return this.host.draft.headerValue(name);
+  }
+
+  /** Removes every drafted line of response header `name`; a `TypeError` once a stream's head is out. */
+  removeResponseHeader(name: string): void {
+    this.assertLive("response");
+    if (this.#stream?.headersSent) {
+      throw new TypeError("corral: headers cannot change after the first flush of a stream");
+    }
+    this.host.draft.removeHeader(name);
+  }
+
+  /**
    * Makes `bytes` the whole body without copying: they are written to the socket from where they
    * are, so they must stay unchanged until sent. Bodies under `borrowCopyThresholdBytes` are
    * copied, with the same rules: a borrowed body is never streamed nor appended to. Throws
@@ -105,8 +132,10 @@ export class Exchange extends ExchangeRequest {
    * Discards the draft: status back to 200, no headers, no body (before error mapping). A stream
    * whose first flush has not happened is discarded too (the client has seen nothing of it): its
    * writes and flushes throw from then on. After the first flush this is a `TypeError`.
+   * `keepHeaderLength` (a `draftedHeaderLength` read earlier) keeps the header lines drafted
+   * until then, e.g. those middleware set before the handler ran.
    */
-  resetResponse(): void {
+  resetResponse(keepHeaderLength = 0): void {
     this.assertLive("response");
     const stream = this.#stream;
     if (stream !== null) {
@@ -117,7 +146,13 @@ export class Exchange extends ExchangeRequest {
       this.host.stream.discard();
       this.#stream = null;
     }
-    this.host.draft.reset();
+    this.host.draft.reset(keepHeaderLength);
+  }
+
+  /** How many bytes of response header lines are drafted: a mark for `resetResponse`. */
+  get draftedHeaderLength(): number {
+    this.assertLive("response");
+    return this.host.draft.headerLength;
   }
 
   /** Closes the connection after this response (sends `Connection: close`). */
@@ -136,6 +171,25 @@ export class Exchange extends ExchangeRequest {
     this.host.stream.start();
     this.#stream = new ResponseStream(this, this.host.stream);
     return this.#stream;
+  }
+
+  // ---- WebSocket ----------------------------------------------------------------------------
+
+  /**
+   * Accepts this request's WebSocket handshake (RFC 6455 §4.2.2). The 101 is sent when the
+   * handler settles, with the header lines drafted so far (no body); the worker is given back
+   * then and the connection speaks WebSocket in its slot. Answer a request that fails
+   * `validateHandshake` yourself (400, or 426 with `Sec-WebSocket-Version: 13`); upgrading it is
+   * a `TypeError`, as is a `protocol` the client did not offer.
+   *
+   * @example
+   * const session = exchange.upgradeToWebSocket({
+   *   handler: { message: (socket, data) => void socket.send(data), close() {} },
+   * });
+   */
+  upgradeToWebSocket(options: WebSocketUpgradeOptions): WebSocketSession {
+    this.assertLive("exchange");
+    return this.host.webSocket.accept(options);
   }
 
   // ---- long-lived responses -----------------------------------------------------------------

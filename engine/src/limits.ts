@@ -39,6 +39,14 @@ export interface Limits {
   readonly stagingBytes: number;
   /** Bytes of application-set response header lines; more is a `ResponseLimitError`. */
   readonly maxResponseHeaderBytes: number;
+  /**
+   * Bytes of received socket chunks that all connections together may keep unread beyond their
+   * head buffers (pipelined requests waiting for their turn; Bun reads up to 512 KiB at once).
+   * Past it, or when the client reads no answers, a connection's unread requests are dropped
+   * and it closes once its answers are written (`pipelinedInputDrops`); a request that would
+   * wait for a worker with such a chunk is answered 503 with `Retry-After`.
+   */
+  readonly maxUnreadInputBytes: number;
   /** Per-connection output buffer where response heads and small bodies are batched. */
   readonly connectionOutputBytes: number;
   /** Bytes of one response body, whether staged, borrowed or streamed. */
@@ -59,6 +67,17 @@ export interface Limits {
   readonly streamDeadlineMs: number;
   /** How often the one periodic sweep checks deadlines; the resolution of every deadline. */
   readonly sweepIntervalMs: number;
+  /**
+   * Size of each reserved WebSocket message buffer: the largest message any WebSocket route
+   * may accept (`maxMessageBytes` of a route is at most this).
+   */
+  readonly maxWebSocketMessageBytes: number;
+  /**
+   * WebSocket message buffers reserved at startup. A message that does not arrive whole in one
+   * socket chunk and outgrows its connection's head buffer is assembled in one; when all are
+   * taken it waits with its reads paused.
+   */
+  readonly webSocketMessageBuffers: number;
 }
 
 const kibibyte = 1024;
@@ -86,6 +105,7 @@ export const defaultLimits: Limits = Object.freeze({
   retryAfterSeconds: 1,
   stagingBytes: 64 * kibibyte,
   maxResponseHeaderBytes: 8 * kibibyte,
+  maxUnreadInputBytes: 8 * mebibyte,
   connectionOutputBytes: 16 * kibibyte,
   maxResponseBytes: 64 * mebibyte,
   borrowCopyThresholdBytes: 256,
@@ -96,6 +116,8 @@ export const defaultLimits: Limits = Object.freeze({
   requestDeadlineMs: 30_000,
   streamDeadlineMs: 5 * 60_000,
   sweepIntervalMs: 250,
+  maxWebSocketMessageBytes: 1 * mebibyte,
+  webSocketMessageBuffers: 4,
 });
 
 /** Room the engine's own header lines need in the output buffer beside the application's. */
@@ -117,6 +139,7 @@ const minimums: { readonly [K in keyof Limits]: number } = {
   retryAfterSeconds: 0,
   stagingBytes: 64,
   maxResponseHeaderBytes: 64,
+  maxUnreadInputBytes: 0,
   connectionOutputBytes: 512,
   maxResponseBytes: 64,
   borrowCopyThresholdBytes: 0,
@@ -127,6 +150,8 @@ const minimums: { readonly [K in keyof Limits]: number } = {
   requestDeadlineMs: 1,
   streamDeadlineMs: 1,
   sweepIntervalMs: 1,
+  maxWebSocketMessageBytes: 0,
+  webSocketMessageBuffers: 0,
 };
 
 /**
@@ -182,7 +207,9 @@ export function workerSlotBytes(limits: Limits): number {
 /** Total bytes the engine reserves at startup for the given limits. */
 export function reservedBytes(limits: Limits): number {
   return (
-    limits.maxConnections * connectionSlotBytes(limits) + limits.workers * workerSlotBytes(limits)
+    limits.maxConnections * connectionSlotBytes(limits) +
+    limits.workers * workerSlotBytes(limits) +
+    limits.webSocketMessageBuffers * limits.maxWebSocketMessageBytes
   );
 }
 
@@ -205,6 +232,7 @@ export function budgetLine(limits: Limits): string {
     `${limits.maxConnections} connections x (${formatBytes(limits.maxHeaderBytes)} head + ` +
     `${formatBytes(limits.connectionOutputBytes)} output), ` +
     `${limits.workers} workers x (${formatBytes(limits.stagingBytes)} staging + ` +
-    `${formatBytes(limits.maxBodyBytes)} body + ${formatBytes(limits.streamWindowBytes)} stream window))`
+    `${formatBytes(limits.maxBodyBytes)} body + ${formatBytes(limits.streamWindowBytes)} stream window), ` +
+    `${limits.webSocketMessageBuffers} WebSocket message buffers x ${formatBytes(limits.maxWebSocketMessageBytes)})`
   );
 }

@@ -12,10 +12,12 @@ import { FreeList } from "./internal/free-list.ts";
 import { CachedDateHeader } from "./internal/http-date.ts";
 import { MemorySocket } from "./internal/memory-socket.ts";
 import { SlotQueue } from "./internal/slot-queue.ts";
+import { releaseChunk } from "./internal/socket-chunks.ts";
 import { WorkerScheduler } from "./internal/worker-scheduler.ts";
 import { YoungCollection } from "./internal/young-collection.ts";
 import { budgetLine, type Limits, resolveLimits } from "./limits.ts";
 import { type EngineStats, StatsCounters } from "./stats.ts";
+import { WebSocketEngine } from "./websocket/websocket-engine.ts";
 
 /** Options of `createEngine()`. */
 export interface EngineOptions {
@@ -168,7 +170,10 @@ export function createEngine(options: EngineOptions): Engine {
     errorResponses: buildErrorResponses(limits),
     now: performance.now(),
     stopping: false,
-    scheduler: new WorkerScheduler(limits, stats, (slot) => connections[slot]!.closeStalled()),
+    scheduler: new WorkerScheduler(limits, stats, (slot) =>
+      connections[slot]!.closer.closeStalled(),
+    ),
+    webSockets: new WebSocketEngine(limits, stats, () => context.now),
     connectionClosed(slot, slotFree) {
       if (slotFree) freeSlots.give(slot);
       stats.connectionsOpen--;
@@ -237,8 +242,15 @@ export function createEngine(options: EngineOptions): Engine {
     return true;
   }
 
+  /**
+   * Starts the deadline sweep. Only a listening engine keeps the process alive with it: a script
+   * that only calls `connectInMemory` (`app.request()`) exits once its own work is done.
+   */
   function startSweep(): void {
-    if (sweep !== null) return;
+    if (sweep !== null) {
+      if (listener !== null) sweep.ref();
+      return;
+    }
     sweep = setInterval(() => {
       const now = performance.now();
       context.now = now;
@@ -248,6 +260,7 @@ export function createEngine(options: EngineOptions): Engine {
       }
       context.scheduler.reclaimBlockedWorker();
     }, limits.sweepIntervalMs);
+    if (listener === null) sweep.unref();
   }
 
   const budget = budgetLine(limits);
@@ -279,6 +292,7 @@ export function createEngine(options: EngineOptions): Engine {
           data(socket: Socket<number>, chunk: Uint8Array) {
             const slot = socket.data;
             if (slot >= 0) connections[slot]!.onData(chunk, true);
+            else releaseChunk(chunk);
           },
           drain(socket: Socket<number>) {
             const slot = socket.data;

@@ -1,4 +1,5 @@
 import type { EngineErrorName } from "./errors.ts";
+import { WebSocketCounters, type WebSocketStats } from "./websocket/websocket-stats.ts";
 
 /** Why the sweep closed a connection. */
 export type DeadlineKind = "header" | "body" | "idle" | "writeStall" | "request" | "stream";
@@ -37,6 +38,16 @@ export interface EngineStats {
   readonly queueDisplacements: number;
   /** Idle connections closed to admit a new one when every slot was taken. */
   readonly idleConnectionsReclaimed: number;
+  /**
+   * Connections whose client stopped reading answers while it had pipelined more requests than
+   * the head buffer holds: those unread requests were dropped and the connection closes.
+   */
+  readonly pipelinedInputDrops: number;
+  /**
+   * Bytes of socket chunks connections keep unread across turns now, beyond their head buffers
+   * (at most `maxUnreadInputBytes`).
+   */
+  readonly unreadInputBytes: number;
   /** Requests whose head was parsed completely. */
   readonly requests: number;
   /** Responses sent, by status class. */
@@ -65,6 +76,8 @@ export interface EngineStats {
   readonly errors: { readonly [N in EngineErrorName]?: number };
   /** Handlers that threw or rejected (answered by the engine's bare 500 when unpublished). */
   readonly handlerFailures: number;
+  /** WebSockets: open, accepted, messages, refused sends, closes by why. */
+  readonly webSockets: WebSocketStats;
 }
 
 /** The mutable counters behind `EngineStats`; the engine increments fields directly. */
@@ -82,6 +95,8 @@ export class StatsCounters {
   fairDispatches = 0;
   queueDisplacements = 0;
   idleConnectionsReclaimed = 0;
+  pipelinedInputDrops = 0;
+  unreadInputBytes = 0;
   requests = 0;
   readonly responses = new Float64Array(6);
   bytesIn = 0;
@@ -100,6 +115,7 @@ export class StatsCounters {
   };
   readonly errors: { [N in EngineErrorName]?: number } = {};
   handlerFailures = 0;
+  readonly webSockets = new WebSocketCounters();
 
   /** Counts one response by its status class. */
   countResponse(status: number): void {
@@ -129,6 +145,8 @@ export class StatsCounters {
       fairDispatches: this.fairDispatches,
       queueDisplacements: this.queueDisplacements,
       idleConnectionsReclaimed: this.idleConnectionsReclaimed,
+      pipelinedInputDrops: this.pipelinedInputDrops,
+      unreadInputBytes: this.unreadInputBytes,
       requests: this.requests,
       responses: {
         "1xx": responses[1]!,
@@ -146,6 +164,7 @@ export class StatsCounters {
       deadlineCloses: { ...this.deadlineCloses },
       errors: { ...this.errors },
       handlerFailures: this.handlerFailures,
+      webSockets: this.webSockets.snapshot(),
     };
   }
 }

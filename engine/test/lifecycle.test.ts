@@ -164,7 +164,7 @@ test("the budget line states the reservation computed from the limits", () => {
   const resolved = resolveLimits(limits);
   const mebibytes = (reservedBytes(resolved) / 1024 / 1024).toFixed(1);
   expect(lines).toEqual([
-    `corral: reserved ${mebibytes} MiB (10 connections x (16 KiB head + 16 KiB output), 2 workers x (64 KiB staging + 1.0 MiB body + 16 KiB stream window))`,
+    `corral: reserved ${mebibytes} MiB (10 connections x (16 KiB head + 16 KiB output), 2 workers x (64 KiB staging + 1.0 MiB body + 16 KiB stream window), 4 WebSocket message buffers x 1.0 MiB)`,
   ]);
   expect(Object.isFrozen(defaultLimits)).toBe(true);
   return server.stop();

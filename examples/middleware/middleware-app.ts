@@ -1,7 +1,7 @@
 import { App, Duration, type Io, systemIo } from "corral";
 import { type AuthLocals, bearerAuth } from "./bearer-auth.ts";
 import { type CleanupShared, cleanupStats, emptyCleanupCounts } from "./cleanup-stats.ts";
-import { type RequestIdLocals, requestId, requestIdHeader } from "./request-id.ts";
+import { type RequestIdLocals, requestId } from "./request-id.ts";
 import { type ServerTimingLocals, serverTiming } from "./server-timing.ts";
 import { TokenTable, type User } from "./token-table.ts";
 
@@ -99,12 +99,5 @@ export function createMiddlewareApp(
     ctx.response.json(200, { ...ctx.shared.cleanups, sleeping: ctx.shared.sleeping });
   });
 
-  app.onError((_error, ctx) => {
-    // The draft with the id header was discarded; the bare 500 gets the id again so the
-    // client's report can be matched to the server's log. Locals are untyped here.
-    const locals: { requestId?: unknown } = ctx.locals;
-    if (typeof locals.requestId === "string")
-      ctx.response.header(requestIdHeader, locals.requestId);
-  });
   return app;
 }

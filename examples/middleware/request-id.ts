@@ -24,7 +24,7 @@ const idBytes = 8;
  * Gives every request an id from the App's `Io` randomness (64 bits: collisions are negligible
  * for correlating logs), as the typed local `requestId` and the `X-Request-Id` response header.
  * An id the client sends is not taken over: it would be unvalidated input in the server's logs.
- * A thrown error discards the draft with this header; the App's `onError` sets it again.
+ * A header middleware sets in `before` is kept on every answer, mapped errors included.
  *
  * @example
  * const app = new App({ shared: {}, io }).use(requestId(io));

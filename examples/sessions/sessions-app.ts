@@ -171,7 +171,7 @@ async function startSession(perUser: UserSessions<SessionData>, data: SessionDat
   } catch (error) {
     if (!(error instanceof SessionStoreFullError)) throw error;
     throw new HttpError(503, "Too many people are signed in; try again in a while.", {
-      "Retry-After": String(error.retryAfterSeconds),
+      headers: { "Retry-After": String(error.retryAfterSeconds) },
     });
   }
 }

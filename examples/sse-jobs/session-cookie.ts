@@ -57,7 +57,7 @@ export async function ensureSession(ctx: SessionContext, sessions: SessionBook):
   const created = await sessions.create();
   if (created === undefined) {
     throw new HttpError(503, "Service Unavailable: too many sessions, retry later", {
-      "Retry-After": "60",
+      headers: { "Retry-After": "60" },
     });
   }
   ctx.response.setCookie(sessionCookieName, created.token, {

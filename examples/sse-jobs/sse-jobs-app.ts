@@ -108,7 +108,7 @@ export function addJobRoutes<Shared>(
     // cookie the client never got.
     if (!producer.hasRoom) {
       throw new HttpError(503, "Service Unavailable: every job slot is busy, retry later", {
-        "Retry-After": String(producer.secondsUntilSlotFrees()),
+        headers: { "Retry-After": String(producer.secondsUntilSlotFrees()) },
       });
     }
     const job = (await producer.start((await ensureSession(ctx, sessions)).key))!;

@@ -95,6 +95,8 @@ export function createTemplatesApp(stagingBytes = templatesStagingBytes): App<Te
   });
 
   app.onError((thrown, ctx) => {
+    // A client error (a DecodeError's 400) keeps the App's answer; only server errors get a page.
+    if (ctx.response.status < 500) return;
     const message =
       thrown instanceof PageTooLargeError
         ? "This page is too large to send. Ask for fewer rows."

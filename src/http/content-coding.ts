@@ -1,4 +1,4 @@
-import { skipWhitespace, tokenEnd } from "../field-syntax.ts";
+import { skipListSeparators, skipWhitespace, tokenEnd } from "../field-syntax.ts";
 import { qualityValue } from "../negotiation/media-range.ts";
 
 /** The content codings corral compresses with (Bun's built-ins). */
@@ -51,7 +51,7 @@ function parseAcceptEncoding(value: string): CodingWeights {
   let anyOther: number | undefined;
   let index = 0;
   while (index < value.length) {
-    index = skipSeparators(value, index);
+    index = skipListSeparators(value, index);
     const nameEnd = tokenEnd(value, index);
     const name = value.slice(index, nameEnd).toLowerCase();
     let at = skipWhitespace(value, nameEnd);
@@ -80,13 +80,4 @@ function parseAcceptEncoding(value: string): CodingWeights {
     index = memberEnd + 1;
   }
   return { named, anyOther };
-}
-
-function skipSeparators(text: string, start: number): number {
-  let index = start;
-  for (;;) {
-    const code = text.charCodeAt(index);
-    if (code !== 0x20 && code !== 0x09 && code !== 0x2c) return index;
-    index++;
-  }
 }

@@ -1,3 +1,5 @@
+import { skipListSeparators } from "../field-syntax.ts";
+
 // RFC 9110 §8.8.3: entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE, etagc = %x21 / %x23-7E / obs-text.
 // Lists (If-Match, If-None-Match) are scanned once, left to right, with no regular expression.
 
@@ -66,14 +68,4 @@ export function listMatches(
     index = skipListSeparators(value, end);
   }
   return false;
-}
-
-/** Skips spaces, tabs and commas (empty list members are allowed, RFC 9110 §5.6.1). */
-function skipListSeparators(text: string, start: number): number {
-  let index = start;
-  for (;;) {
-    const code = text.charCodeAt(index);
-    if (code !== 0x20 && code !== 0x09 && code !== 0x2c) return index;
-    index++;
-  }
 }

@@ -32,6 +32,8 @@ export type DecodeErrorReason =
  */
 export class DecodeError extends Error {
   override readonly name = "DecodeError";
+  /** The App answers it with this status (see `StatusError`). */
+  readonly httpStatus = 400;
   /** Why the decode failed. */
   readonly reason: DecodeErrorReason;
 

@@ -14,6 +14,8 @@
  */
 export class ParameterLimitError extends Error {
   override readonly name = "ParameterLimitError";
+  /** The App answers it with this status (see `StatusError`). */
+  readonly httpStatus = 400;
   /** Which part of the request held too many entries. */
   readonly source: "query" | "form";
   /** The `maxParameters` limit in force. */

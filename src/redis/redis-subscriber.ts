@@ -13,7 +13,7 @@ import { RedisConnection } from "./redis-connection.ts";
  */
 export class RedisSubscriber {
   readonly #client: RedisClient;
-  readonly #listeners = new Map<string, () => void>();
+  readonly #listeners = new Map<string, (message?: string) => void>();
   #connects = 0;
 
   private constructor(client: RedisClient) {
@@ -54,19 +54,20 @@ export class RedisSubscriber {
   }
 
   /**
-   * Calls `listener` on every message published to `channel`, and once after each reconnect.
+   * Calls `listener` on every message published to `channel` (with the message), and once
+   * after each reconnect (without one: messages sent while away are lost).
    *
    * @example
    * await subscriber.subscribe("jobs", () => notifier.notify());
    */
-  async subscribe(channel: string, listener: () => void): Promise<void> {
+  async subscribe(channel: string, listener: (message?: string) => void): Promise<void> {
     if (this.#listeners.has(channel)) {
       throw new TypeError(
         `corral: Redis channel ${JSON.stringify(channel)} already has a listener`,
       );
     }
     this.#listeners.set(channel, listener);
-    await this.#client.subscribe(channel, () => listener());
+    await this.#client.subscribe(channel, (message: string) => listener(message));
   }
 
   /**

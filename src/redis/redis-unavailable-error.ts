@@ -23,7 +23,7 @@ export class RedisUnavailableError extends HttpError {
 
   constructor(reason: RedisUnavailableReason, detail: string) {
     super(503, `Service unavailable: the shared store is ${describe(reason)}`, {
-      "Retry-After": "1",
+      headers: { "Retry-After": "1" },
     });
     this.name = "RedisUnavailableError";
     this.reason = reason;

@@ -70,6 +70,8 @@ export type MultipartErrorReason =
  */
 export class MultipartError extends Error {
   override readonly name = "MultipartError";
+  /** The App answers it with this status (see `StatusError`). */
+  readonly httpStatus = 400;
   /** Why the body was rejected. */
   readonly reason: MultipartErrorReason;
 

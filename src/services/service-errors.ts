@@ -28,10 +28,14 @@ export abstract class ServiceError extends Error {
  * Every thread was busy and the job queue was full, so the job was refused at once, unrun.
  *
  * @example
- * if (error instanceof ServiceBusyError) throw new HttpError(503, "try again", { "Retry-After": "1" });
+ * if (error instanceof ServiceBusyError) throw new HttpError(503, "try again", { headers: { "Retry-After": "1" } });
  */
 export class ServiceBusyError extends ServiceError {
   readonly code = "busy";
+  /** The App answers it with this status (see `StatusError`). */
+  readonly httpStatus = 503;
+  readonly httpMessage = "Service Unavailable: busy, retry later";
+  readonly httpHeaders: Readonly<Record<string, string>> = { "Retry-After": "1" };
   /** The queue bound that was reached. */
   readonly maxQueuedJobs: number;
 
@@ -49,6 +53,9 @@ export class ServiceBusyError extends ServiceError {
  * if (error instanceof ServiceTimeoutError) console.warn(`gave up after ${error.timeoutMs} ms`);
  */
 export class ServiceTimeoutError extends ServiceError {
+  /** The App answers it with this status (see `StatusError`). */
+  readonly httpStatus = 503;
+  readonly httpMessage = "Service Unavailable: the job took too long";
   readonly code = "timeout";
   /** The limit the job exceeded. */
   readonly timeoutMs: number;
@@ -109,6 +116,9 @@ export class ServiceJobError extends ServiceError {
  */
 export class ServiceClosedError extends ServiceError {
   readonly code = "closed";
+  /** The App answers it with this status (see `StatusError`). */
+  readonly httpStatus = 503;
+  readonly httpMessage = "Service Unavailable: shutting down";
 
   constructor() {
     super("corral: the worker pool is closed and takes no new jobs");

@@ -10,7 +10,9 @@ import { HttpError } from "../http-error.ts";
  */
 export class FileChangedError extends HttpError {
   constructor() {
-    super(503, "the file changed while it was being sent; try again\n", { "Retry-After": "1" });
+    super(503, "the file changed while it was being sent; try again\n", {
+      headers: { "Retry-After": "1" },
+    });
     this.name = "FileChangedError";
   }
 }

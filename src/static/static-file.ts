@@ -40,11 +40,12 @@ export type FileLookup =
 /** Where static files come from: a folder on disk, or assets held in memory. */
 export interface FileSource {
   /**
-   * Finds `segments` (decoded, canonical): a file, a directory (answered with a redirect to add
-   * the slash), or nothing. With `trailingSlash`, a directory's index file or nothing.
+   * @internal Finds `segments` (decoded, canonical): a file, a directory (answered with a
+   * redirect to add the slash), or nothing. With `trailingSlash`, a directory's index file or
+   * nothing. (Internal, like the implementations' members: the published types strip both.)
    */
   lookup(segments: readonly string[], trailingSlash: boolean): FileLookup;
-  /** The precompressed variant of the file at `name` in `coding`, when it exists. */
+  /** @internal The precompressed variant of the file at `name` in `coding`, when it exists. */
   variant(name: string, coding: ContentCoding): StaticFile | undefined;
 }
 

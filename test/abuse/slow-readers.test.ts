@@ -27,7 +27,16 @@ test("the demo: 70 non-reading pipeliners of /hello against 64 workers hold no w
     "GET /hello HTTP/1.1\r\nHost: h\r\n\r\n",
     60_000,
   );
-  await waitUntil(() => server.stats().blockedConnections === 70, "70 blocked connections", 15_000);
+  // Each ends blocked, or closed once its pipelining passed `maxUnreadInputBytes` (all 70 of
+  // them keep more unread chunks than that): no open connection is still being served.
+  await waitUntil(
+    () => {
+      const { connectionsAccepted, connectionsOpen, blockedConnections } = server.stats();
+      return connectionsAccepted === 70 && connectionsOpen === blockedConnections;
+    },
+    "every attacker blocked or closed",
+    15_000,
+  );
   const answer = await sideRequest(server.port, "/hello?name=side");
   const stats = server.stats();
   expect({

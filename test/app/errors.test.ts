@@ -34,11 +34,11 @@ test("a throwing handler's headers and body never reach the client; no message o
   await app.stop();
 });
 
-test("HttpError maps directly; DecodeError is a 400; onError maps the rest; a failing onError is a bare 500", async () => {
+test("HttpError maps directly; DecodeError is a 400; onError sees every error and may keep or replace the answer; a failing onError is a bare 500", async () => {
   const app = new App({ shared: {} });
   const seen: string[] = [];
   app.route("GET", "/http", () => {
-    throw new HttpError(409, "already exists", { "X-Reason": "dup" });
+    throw new HttpError(409, "already exists", { headers: { "X-Reason": "dup" } });
   });
   app.route("GET", "/decode", () => {
     params.percentDecodeInto("%zz", new Uint8Array(8));
@@ -51,7 +51,9 @@ test("HttpError maps directly; DecodeError is a 400; onError maps the rest; a fa
     throw new TypeError("later");
   });
   app.onError((error, ctx) => {
-    seen.push((error as Error).name);
+    seen.push(`${(error as Error).name} ${ctx.response.status}`);
+    // Rethrowing the error it got keeps the App's answer; another error is a bare 500.
+    if (error instanceof HttpError || error instanceof DecodeError) throw error;
     if (error instanceof TypeError) throw new Error("the mapper broke");
     ctx.response.json(422, { error: "unprocessable" });
   });
@@ -66,7 +68,7 @@ test("HttpError maps directly; DecodeError is a 400; onError maps the rest; a fa
     [422, '{"error":"unprocessable"}', null],
     [500, "Internal Server Error\n", null],
   ]);
-  expect(seen).toEqual(["RangeError", "TypeError"]);
+  expect(seen).toEqual(["HttpError 409", "DecodeError 400", "RangeError 500", "TypeError 500"]);
   expect(DecodeError.name).toBe("DecodeError");
   await app.stop();
 });

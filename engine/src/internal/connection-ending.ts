@@ -36,6 +36,7 @@ export interface EndingHost {
   /** Makes the current exchange stale without publishing it. */
   endExchange(): void;
   close(): void;
+  terminate(): void;
   resumeReading(): void;
   pump(): void;
 }
@@ -84,6 +85,28 @@ export class ConnectionEnding {
     const row = host.context.errorResponses[name];
     host.output.appendError(row, host.context.date.bytes, this.#forHead);
     host.stats.countResponse(row.status);
+  }
+
+  /**
+   * Pipelined requests wait unread (turn over, or no answers read): see `RequestInput.park`. Else
+   * dropped, closing once answered (RFC 9112 §9.3.2: a client retries unanswered requests).
+   */
+  keepOrDropUnreadInput(): void {
+    const host = this.#host;
+    const segment = host.output.segment;
+    if (host.input.park(segment, !host.output.blocked)) return;
+    host.input.dropPending(segment);
+    // Lingers as after an error: a close with unread bytes resets, losing unread answers.
+    host.ending = "linger";
+    host.stats.pipelinedInputDrops++;
+  }
+
+  /** Closed by the blocked-output rule: the client stopped reading and others need the worker. */
+  closeStalled(): void {
+    const host = this.#host;
+    host.stats.blockedOutputCloses++;
+    host.abortExchange(new ClientGoneError("the client stopped reading"));
+    host.terminate();
   }
 
   /** Everything owed is written: close, or half-close and linger after an error answer. */

@@ -5,6 +5,8 @@ export const readingBody = 2;
 export const handling = 3;
 export const closing = 4;
 export const closed = 5;
+/** Switched to WebSocket after a 101: the slot's `webSocket` switch owns the connection. */
+export const webSocketPhase = 6;
 
 /** One of the phases above. */
 export type ConnectionPhase =
@@ -13,7 +15,8 @@ export type ConnectionPhase =
   | typeof readingBody
   | typeof handling
   | typeof closing
-  | typeof closed;
+  | typeof closed
+  | typeof webSocketPhase;
 
 /**
  * How the connection ends once its output is written: it stays open, it closes, or it closes

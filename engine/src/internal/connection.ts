@@ -14,6 +14,7 @@ import {
   readingBody,
   readingHead,
   waitingWorker,
+  webSocketPhase,
 } from "./connection-phase.ts";
 import type { EngineContext } from "./engine-context.ts";
 import type { EngineSocket } from "./engine-socket.ts";
@@ -24,8 +25,10 @@ import { PeerAddress } from "./peer-address.ts";
 import { type AdmissionHost, RequestAdmission, requestsPerTurn } from "./request-admission.ts";
 import { RequestInput } from "./request-input.ts";
 import { ResponseDraft } from "./response-draft.ts";
+import { releaseChunk } from "./socket-chunks.ts";
 import { StreamFraming, type StreamHost } from "./stream-framing.ts";
 import { StreamedBody } from "./streamed-body.ts";
+import { WebSocketSwitch } from "./websocket-switch.ts";
 import { WorkerLease } from "./worker-lease.ts";
 
 /**
@@ -58,6 +61,8 @@ export class Connection
   readonly run: HandlerRun;
   /** How the connection ends after an engine error (`ending` says whether it ends at all). */
   readonly closer: ConnectionEnding;
+  /** The way to WebSocket: an accepted upgrade, then the session in this slot. */
+  readonly webSocket: WebSocketSwitch;
   exchange: Exchange | null = null;
   readonly peer = new PeerAddress();
   isHeadRequest = false;
@@ -80,7 +85,7 @@ export class Connection
     this.limits = context.limits;
     this.stats = context.stats;
     this.head = new ParsedHead(context.limits.maxHeaderCount);
-    this.input = new RequestInput(headBuffer);
+    this.input = new RequestInput(headBuffer, context.stats, context.limits.maxUnreadInputBytes);
     this.output = new OutputChannel(output);
     this.draft = new ResponseDraft(context.limits, context.stats);
     this.stream = new StreamFraming(this);
@@ -89,6 +94,7 @@ export class Connection
     this.admission = new RequestAdmission(this);
     this.upload = new StreamedBody(this.admission, context.limits);
     this.lease = new WorkerLease(slot, this.admission, context.scheduler);
+    this.webSocket = new WebSocketSwitch(this, headBuffer);
   }
 
   /** The request body, once read (a view of a socket chunk or of the worker's body storage). */
@@ -141,7 +147,14 @@ export class Connection
    */
   onData(chunk: Uint8Array, owned: boolean): void {
     this.stats.bytesIn += chunk.length;
-    if (this.state === closing || this.state === closed) return;
+    if (this.state === webSocketPhase) {
+      this.webSocket.onData(chunk, owned);
+      return;
+    }
+    if (this.state === closing || this.state === closed) {
+      if (owned) releaseChunk(chunk);
+      return;
+    }
     this.input.receive(chunk, owned);
     if (this.upload.waiting) this.upload.supply();
     this.pump();
@@ -149,6 +162,10 @@ export class Connection
 
   /** The socket can take more bytes. */
   onDrain(): void {
+    if (this.state === webSocketPhase) {
+      this.webSocket.onDrain();
+      return;
+    }
     if (this.socket !== null && this.output.pending) this.pump();
   }
 
@@ -156,9 +173,9 @@ export class Connection
   onEnd(): void {
     if (this.socket === null) return;
     // Like common servers, a FIN during a request is taken as the client giving up on it; what
-    // the handler still answers is written, then the connection closes.
+    // the handler still answers is written, then the connection closes. A WebSocket ends at once.
     this.abortExchange(new ClientGoneError("the client closed the connection"));
-    if (this.state === readingHead && !this.output.pending) {
+    if (this.state === webSocketPhase || (this.state === readingHead && !this.output.pending)) {
       this.close();
       return;
     }
@@ -173,6 +190,7 @@ export class Connection
     // Events Bun may still deliver for this socket must not reach a later user of the slot.
     socket.data = -1;
     this.socket = null;
+    this.webSocket.connectionClosed();
     const reason = new ClientGoneError();
     this.abortExchange(reason);
     this.context.connectionBusy(this.slot);
@@ -204,6 +222,10 @@ export class Connection
 
   /** On stop: closes the connection now when it is between requests. */
   closeIfIdle(): void {
+    if (this.state === webSocketPhase) {
+      this.webSocket.goingAway();
+      return;
+    }
     // Others close after their current response, which carries `Connection: close`.
     if (this.socket !== null && this.state === readingHead && !this.input.headStarted) {
       if (!this.output.pending) this.close();
@@ -217,13 +239,6 @@ export class Connection
     this.state = closing;
     socket.terminate();
     if (this.socket !== null) this.onClose();
-  }
-
-  /** Closed by the blocked-output rule: the client stopped reading and others need the worker. */
-  closeStalled(): void {
-    this.stats.blockedOutputCloses++;
-    this.abortExchange(new ClientGoneError("the client stopped reading"));
-    this.terminate();
   }
 
   // ---- the driver ---------------------------------------------------------------------------
@@ -263,13 +278,15 @@ export class Connection
 
   /**
    * Reads only what can be used: bytes that wait (a pipelined request behind a response, or
-   * behind blocked output) pause the socket, so a connection holds at most one unconsumed chunk.
+   * behind blocked output) pause the socket, so a connection holds at most one unconsumed chunk;
+   * so does dropped input (reading what is only thrown away would cost the others time).
    */
   adjustReading(): void {
     if (this.socket === null) return;
     const state = this.state;
-    if (this.input.pending || state === waitingWorker) {
+    if (this.input.pending || this.input.dropping || state === waitingWorker) {
       this.#pause();
+      if (state === readingHead) this.closer.keepOrDropUnreadInput();
     } else if (state === readingHead || state === readingBody) {
       this.#resume();
       if (this.idle) this.context.connectionIdle(this.slot);
@@ -333,7 +350,8 @@ export class Connection
 
   /** Called by the sweep: enforces the deadline of the current state and the write stall. */
   checkDeadlines(now: number): void {
-    if (this.socket !== null) enforceDeadline(this, now);
+    if (this.state === webSocketPhase) this.webSocket.session?.checkDeadlines(now);
+    else if (this.socket !== null) enforceDeadline(this, now);
   }
 
   /** Starts the stream deadline (the request deadline no longer applies). */

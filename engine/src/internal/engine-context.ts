@@ -2,6 +2,7 @@ import type { EngineErrorName } from "../errors.ts";
 import type { Exchange } from "../exchange.ts";
 import type { Limits } from "../limits.ts";
 import type { StatsCounters } from "../stats.ts";
+import type { WebSocketEngine } from "../websocket/websocket-engine.ts";
 import type { ErrorResponse } from "./error-responses.ts";
 import type { CachedDateHeader } from "./http-date.ts";
 import type { WorkerScheduler } from "./worker-scheduler.ts";
@@ -38,6 +39,8 @@ export interface EngineContext {
   stopping: boolean;
   /** The one owner of the workers: connections ask it through their `WorkerLease`. */
   readonly scheduler: WorkerScheduler;
+  /** WebSocket message buffers, counters and the per-turn flush. */
+  readonly webSockets: WebSocketEngine;
   /** The application's dispatch keys (the App's routes); null: the path is the key. */
   readonly dispatchKey: DispatchKey | null;
   /**

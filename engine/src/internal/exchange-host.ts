@@ -5,6 +5,7 @@ import type { PeerAddress } from "./peer-address.ts";
 import type { ResponseDraft } from "./response-draft.ts";
 import type { StreamFraming } from "./stream-framing.ts";
 import type { StreamedBody } from "./streamed-body.ts";
+import type { WebSocketSwitch } from "./websocket-switch.ts";
 import type { WorkerLease } from "./worker-lease.ts";
 
 /**
@@ -32,4 +33,6 @@ export interface ExchangeHost {
   readonly lease: WorkerLease;
   /** The handler's part: whether it still runs, and publishing a detached exchange's draft. */
   readonly run: Pick<HandlerRun, "running" | "publish">;
+  /** The way to WebSocket (`exchange.upgradeToWebSocket`). */
+  readonly webSocket: Pick<WebSocketSwitch, "accept">;
 }

@@ -16,6 +16,7 @@ import type { RequestInput } from "./request-input.ts";
 import type { ResponseDraft } from "./response-draft.ts";
 import type { StreamFraming } from "./stream-framing.ts";
 import type { StreamedBody } from "./streamed-body.ts";
+import type { WebSocketSwitch } from "./websocket-switch.ts";
 import type { WorkerLease } from "./worker-lease.ts";
 
 /** What a handler run reads and changes of its connection. */
@@ -32,6 +33,7 @@ export interface HandlerRunHost {
   readonly stream: StreamFraming;
   readonly upload: StreamedBody;
   readonly lease: WorkerLease;
+  readonly webSocket: WebSocketSwitch;
   readonly isHeadRequest: boolean;
   state: ConnectionPhase;
   ending: Ending;
@@ -104,6 +106,12 @@ export class HandlerRun {
     }
     this.running = false;
     const stream = host.stream;
+    if (
+      host.webSocket.pending &&
+      host.webSocket.settle(failed, stream.started, exchange.detached)
+    ) {
+      return;
+    }
     if (stream.started && (stream.headSent || !failed)) {
       if (failed) stream.abort();
       else if (!exchange.detached) stream.finishFromEngine();

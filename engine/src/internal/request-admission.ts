@@ -173,6 +173,11 @@ export class RequestAdmission implements LeaseHost, StreamedBodyHost {
       host.fail("queueFull");
       return false;
     }
+    if (!host.input.holdWhileWaiting(host.head)) {
+      // Its socket chunk would pass `maxUnreadInputBytes` while it waits: a full queue.
+      host.fail("queueFull");
+      return false;
+    }
     host.state = waitingWorker;
     host.setDeadline("request", host.limits.requestDeadlineMs);
     host.context.scheduler.reclaimBlockedWorker();

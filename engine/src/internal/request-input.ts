@@ -12,6 +12,8 @@ import {
   headIncomplete,
   parseRequestHead,
 } from "../parser/request-head.ts";
+import type { StatsCounters } from "../stats.ts";
+import { joinChunks, releaseChunk, sharesMemory, UnreadChunkCount } from "./socket-chunks.ts";
 
 /** `readHead` / `readBody` need more bytes. */
 export const inputIncomplete = 0;
@@ -20,32 +22,6 @@ export const inputComplete = 1;
 // Any other result is an engine error code (see errors.ts): the parsers' codes pass through.
 
 const emptyBody = new Uint8Array(0);
-
-/** Whether `output` (rarely present: a response that borrowed the request body) is in `chunk`. */
-function sharesMemory(chunk: Uint8Array, output: Uint8Array | null): boolean {
-  return output !== null && output.buffer === chunk.buffer;
-}
-
-/** Chunks at least this large are freed at once; smaller ones are left to the collector. */
-const releasedChunkMinimumBytes = 16 * 1024;
-
-/**
- * Frees a chunk's memory now instead of at the next garbage collection: detaching its buffer
- * releases the backing store at once (views of it read as empty from then on). Socket chunks
- * arrive at input speed, and left to the collector they pushed the resident set of a busy server
- * hundreds of MiB past its budget before it ran.
- */
-function releaseChunk(chunk: Uint8Array): void {
-  // Small chunks (a request or a few) are cheap young garbage; detaching them would cost more.
-  // `byteLength` of the view, not of `chunk.buffer`: reading `.buffer` makes JavaScriptCore
-  // materialise an ArrayBuffer object for a small typed array, which cost 15% of a request.
-  if (chunk.byteLength < releasedChunkMinimumBytes) return;
-  try {
-    (chunk.buffer as ArrayBuffer).transfer(0);
-  } catch {
-    // A buffer that cannot be detached is left to the collector.
-  }
-}
 
 /**
  * The input side of a connection: the socket chunk being consumed, the slot's head buffer for a
@@ -74,6 +50,12 @@ export class RequestInput {
   /** The chunk the last streamed piece was borrowed from: freed when the next piece is asked. */
   #lent: Uint8Array | null = null;
   #lentOwned = false;
+  /** Whether `#chunk` is the head buffer holding parked bytes (a body is copied, never borrowed). */
+  #parked = false;
+  /** Whether input is dropped as it arrives: the connection takes no more requests. */
+  #dropping = false;
+  /** `#chunk` counted in `stats.unreadInputBytes` while it is kept unread. */
+  readonly #unread: UnreadChunkCount;
   /** Whether a streamed chunked body has read its last chunk and trailer section. */
   #chunkedDone = false;
   #bodyChunked = false;
@@ -81,8 +63,13 @@ export class RequestInput {
   #bodyReceived = 0;
   readonly #chunked = new ChunkedBodyDecoder();
 
-  constructor(headBuffer: Uint8Array) {
+  /**
+   * `stats.unreadInputBytes` is shared by every connection of a server: the chunks kept unread
+   * across turns may add up to `maxUnreadInputBytes`.
+   */
+  constructor(headBuffer: Uint8Array, stats: StatsCounters, maxUnreadInputBytes: number) {
     this.#headBuffer = headBuffer;
+    this.#unread = new UnreadChunkCount(stats, maxUnreadInputBytes);
   }
 
   /**
@@ -90,6 +77,7 @@ export class RequestInput {
    * runs holds a stale exchange, whose members throw; views it kept of a freed chunk read empty.
    */
   discard(): void {
+    this.#dropping = false;
     this.#retire(false);
     this.requestEnded();
     this.headStarted = false;
@@ -103,9 +91,8 @@ export class RequestInput {
   requestEnded(pendingOutput: Uint8Array | null = null): void {
     const lent = this.#lent;
     this.#lent = null;
-    if (lent !== null && lent !== this.#chunk && lent !== this.#retired && this.#lentOwned) {
-      if (lent.buffer !== pendingOutput?.buffer) releaseChunk(lent);
-    }
+    const lentAlone = lent !== null && lent !== this.#chunk && lent !== this.#retired;
+    if (lentAlone && this.#lentOwned && !sharesMemory(lent, pendingOutput)) releaseChunk(lent);
     const retired = this.#retired;
     this.#retired = null;
     if (retired !== null && !sharesMemory(retired, pendingOutput)) releaseChunk(retired);
@@ -116,11 +103,7 @@ export class RequestInput {
     }
   }
 
-  /**
-   * Frees the chunk as soon as every byte of it was copied where it belongs (a body assembled in
-   * worker storage, a head in the head buffer), so a connection uploading a large body holds
-   * no chunk between two reads.
-   */
+  /** Frees the chunk once every byte of it was copied where it belongs (worker storage, head). */
   #releaseIfUsedUp(): void {
     if (this.#chunk !== null && !this.pending && !this.#chunkInUse) this.#retire(false);
   }
@@ -130,12 +113,30 @@ export class RequestInput {
     const chunk = this.#chunk;
     if (chunk === null) return;
     this.#chunk = null;
+    this.#parked = false;
+    this.#unread.release();
     const inUse = this.#chunkInUse;
     this.#chunkInUse = false;
     if (!this.#chunkOwned) return;
     // A second chunk still in use (head in one, body in the next) is left to the collector.
     if (keepIfInUse && inUse) this.#retired ??= chunk;
     else if (chunk !== this.#lent) releaseChunk(chunk);
+  }
+
+  /**
+   * Hands over a copy of the bytes not consumed yet and forgets them: after a 101 the frames a
+   * client sent right behind its handshake belong to the new protocol (RFC 9110 §7.8).
+   */
+  takeRemaining(): Uint8Array | null {
+    if (!this.pending) return null;
+    const rest = this.#chunk!.slice(this.#start, this.#end);
+    this.#start = this.#end;
+    return rest;
+  }
+
+  /** Whether input is dropped as it arrives (`dropPending`): reading it only costs time. */
+  get dropping(): boolean {
+    return this.#dropping;
   }
 
   /** Whether bytes that arrived are still waiting to be consumed. */
@@ -150,25 +151,99 @@ export class RequestInput {
    * happens only for the chunk already on its way when the connection paused reading.
    */
   receive(chunk: Uint8Array, owned: boolean): boolean {
-    if (!this.pending) {
-      this.#retire(true);
-      this.#chunk = chunk;
-      this.#chunkOwned = owned;
-      this.#start = 0;
-      this.#end = chunk.length;
+    if (this.#dropping) {
+      if (owned) releaseChunk(chunk);
       return true;
     }
-    const rest = this.#end - this.#start;
-    const joined = new Uint8Array(rest + chunk.length);
-    joined.set(this.#chunk!.subarray(this.#start, this.#end), 0);
-    joined.set(chunk, rest);
+    if (!this.pending) {
+      this.#retire(true);
+      this.#take(chunk, owned);
+      return true;
+    }
+    const joined = joinChunks(this.#chunk!.subarray(this.#start, this.#end), chunk);
     this.#retire(true);
     if (owned) releaseChunk(chunk);
-    this.#chunk = joined;
-    this.#chunkOwned = true;
-    this.#start = 0;
-    this.#end = joined.length;
+    this.#take(joined, true);
     return false;
+  }
+
+  #take(chunk: Uint8Array, owned: boolean): void {
+    this.#chunk = chunk;
+    this.#chunkOwned = owned;
+    this.#parked = false;
+    this.#start = 0;
+    this.#end = chunk.length;
+  }
+
+  /**
+   * Keeps the bytes still to be read for a connection that stops between two requests (its turn
+   * is over, or its client reads no answers), so their chunk (up to 512 KiB) does not stay
+   * outside the reservation: they move into the head buffer when they fit; else, with
+   * `keepChunk` (the client still reads), the chunk is kept, counted within
+   * `maxUnreadInputBytes`. False, keeping nothing, when neither can be. Does nothing while a
+   * request in progress points into the chunk or the head buffer. `pendingOutput`: the output
+   * segment still to be written, which may be in the chunk.
+   */
+  park(pendingOutput: Uint8Array | null, keepChunk: boolean): boolean {
+    if (!this.pending || this.#parked || this.headStarted || this.#chunkInUse) return true;
+    const length = this.#end - this.#start;
+    const headBuffer = this.#headBuffer;
+    if (length > headBuffer.length) return keepChunk && this.#unread.hold(this.#chunk!.length);
+    this.#unread.release();
+    const chunk = this.#chunk!;
+    headBuffer.set(chunk.subarray(this.#start, this.#end), 0);
+    if (this.#chunkOwned && !sharesMemory(chunk, pendingOutput) && chunk !== this.#lent) {
+      releaseChunk(chunk);
+    }
+    this.#chunk = headBuffer;
+    this.#chunkOwned = false;
+    this.#parked = true;
+    this.#start = 0;
+    this.#end = length;
+    return true;
+  }
+
+  /**
+   * Drops the bytes still to be read, and every chunk that arrives from now on, until the next
+   * `discard`: the connection will take no more requests from this client.
+   */
+  dropPending(pendingOutput: Uint8Array | null): void {
+    const chunk = this.#chunk;
+    if (chunk !== null && !this.#chunkInUse) {
+      this.#chunk = null;
+      this.#parked = false;
+      this.#unread.release();
+      if (this.#chunkOwned && !sharesMemory(chunk, pendingOutput) && chunk !== this.#lent) {
+        releaseChunk(chunk);
+      }
+    }
+    this.#start = this.#end;
+    this.#dropping = true;
+  }
+
+  /**
+   * The request whose head was just read waits for a worker: its head and what followed move
+   * into the head buffer when they fit (the chunk is freed); else the chunk is kept, counted
+   * like `park` does. False when that passes `maxUnreadInputBytes` (it must not wait).
+   */
+  holdWhileWaiting(head: ParsedHead): boolean {
+    const chunk = this.#chunk;
+    if (chunk === null || this.#parked) return true;
+    const headBuffer = this.#headBuffer;
+    if (head.buffer !== chunk) return !this.pending || this.#unread.hold(chunk.length);
+    const length = this.#end - head.base;
+    if (length > headBuffer.length) return this.#unread.hold(chunk.length);
+    headBuffer.set(chunk.subarray(head.base, this.#end), 0);
+    if (this.#chunkOwned) releaseChunk(chunk);
+    this.#unread.release();
+    this.#start -= head.base;
+    this.#end = length;
+    head.buffer = headBuffer;
+    head.base = 0;
+    this.#chunk = headBuffer;
+    this.#chunkOwned = false;
+    this.#parked = true;
+    return true;
   }
 
   /**
@@ -231,11 +306,6 @@ export class RequestInput {
     this.piece = emptyBody;
     this.#chunkedDone = false;
     if (head.chunked) this.#chunked.reset();
-  }
-
-  /** Body bytes the announced framing still holds back (Content-Length only; -1 when chunked). */
-  get bodyRemaining(): number {
-    return this.#bodyChunked ? -1 : this.#bodyLength - this.#bodyReceived;
   }
 
   /**
@@ -308,8 +378,9 @@ export class RequestInput {
     const length = this.#bodyLength;
     if (length === 0) return inputComplete;
     if (available === 0) return inputIncomplete;
-    if (this.#bodyReceived === 0 && available >= length) {
-      // The whole body is in one socket chunk, which Bun never reuses: borrow it.
+    if (this.#bodyReceived === 0 && available >= length && !this.#parked) {
+      // The whole body is in one socket chunk, which Bun never reuses: borrow it. Not from the
+      // head buffer, which the next parked bytes overwrite: a response may still borrow it.
       this.body = chunk!.subarray(this.#start, this.#start + length);
       this.#chunkInUse = true;
       this.#start += length;

@@ -2,6 +2,7 @@ import type { Limits } from "../limits.ts";
 import { ResponseLimitError } from "../response-errors.ts";
 import type { StatsCounters } from "../stats.ts";
 import { copyBytes, writeDecimal, writeLatin1 } from "./ascii.ts";
+import { readHeaderValue, removeHeaderLines } from "./header-lines.ts";
 import { statusLine } from "./status-lines.ts";
 import { streamFramePrefixBytes, type WorkerSlot } from "./worker-table.ts";
 
@@ -42,15 +43,18 @@ export class ResponseDraft {
     this.#stats = stats;
   }
 
-  /** Clears the draft (a new request, or a failed handler's draft being discarded). */
-  reset(): void {
+  /**
+   * Clears the draft (a new request, or a failed handler's draft being discarded); the first
+   * `keepHeaderLength` bytes of header lines stay (those drafted before the handler ran).
+   */
+  reset(keepHeaderLength = 0): void {
     this.status = 200;
-    this.headerLength = 0;
+    this.headerLength = Math.min(keepHeaderLength, this.headerLength);
     this.stagedLength = 0;
     this.borrowed = emptyBytes;
     this.hasBorrowed = false;
     this.wholeBodyBorrowed = false;
-    this.dateSet = false;
+    if (this.headerLength === 0) this.dateSet = false;
     this.closeRequested = false;
   }
 
@@ -172,6 +176,30 @@ export class ResponseDraft {
       this.hasBorrowed = true;
     }
     this.wholeBodyBorrowed = true;
+  }
+
+  /** The drafted body without a copy: the borrowed bytes, or a view of the staged ones. */
+  get bodyView(): Uint8Array {
+    if (this.hasBorrowed) return this.borrowed;
+    if (this.worker === null || this.stagedLength === 0) return emptyBytes;
+    return this.worker.staging.subarray(
+      streamFramePrefixBytes,
+      streamFramePrefixBytes + this.stagedLength,
+    );
+  }
+
+  /** The drafted value of header `name` (lines of that name joined with ", "), if any. */
+  headerValue(name: string): string | undefined {
+    if (this.worker === null) return undefined;
+    return readHeaderValue(this.worker.headerLines, this.headerLength, name.toLowerCase());
+  }
+
+  /** Removes every drafted line of header `name`. */
+  removeHeader(name: string): void {
+    if (this.worker === null) return;
+    const lowerName = name.toLowerCase();
+    if (lowerName === "date") this.dateSet = false;
+    this.headerLength = removeHeaderLines(this.worker.headerLines, this.headerLength, lowerName);
   }
 
   /** The body length as sent in Content-Length. */

@@ -1,0 +1,74 @@
+// One WebSocket server for `bench/websocket.ts`: `bun bench/websocket-server.ts <corral|bun|ws>`.
+// Each serves /echo (every message back) and /room (members of one room; each message a member
+// sends is published to every member, the sender too). Prints "listening PORT" when ready.
+import { App } from "corral";
+import { WebSocketServer } from "ws";
+
+const kind = Bun.argv[2];
+const maxMessageBytes = 1024 * 1024;
+
+if (kind === "corral") {
+  const app = new App({
+    shared: {},
+    limits: { maxConnections: 12_000, workers: 16, maxWebSocketMessageBytes: maxMessageBytes },
+  });
+  const limits = {
+    maxMessageBytes,
+    maxFrameBytes: maxMessageBytes,
+    maxOutboundBytes: 4 * maxMessageBytes,
+  };
+  app.ws("/echo", {
+    limits,
+    allowMissingOrigin: true,
+    message: (socket, message) => void socket.send(message),
+  });
+  app.ws("/room", {
+    limits,
+    open: (socket) => socket.subscribe("room"),
+    message: (socket, message) => void socket.publish("room", message),
+  });
+  const server = app.listen({ port: 0, log: null });
+  console.log(`listening ${server.port}`);
+} else if (kind === "bun") {
+  const server = Bun.serve<{ room: boolean }>({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(request, bun) {
+      const room = new URL(request.url).pathname === "/room";
+      return bun.upgrade(request, { data: { room } })
+        ? undefined
+        : new Response("no", { status: 400 });
+    },
+    websocket: {
+      maxPayloadLength: maxMessageBytes,
+      backpressureLimit: 4 * maxMessageBytes,
+      open(socket) {
+        if (socket.data.room) socket.subscribe("room");
+      },
+      message(socket, message) {
+        // Bun's server.publish reaches every subscriber, the sender included.
+        if (socket.data.room) server.publish("room", message);
+        else socket.send(message);
+      },
+    },
+  });
+  console.log(`listening ${server.port}`);
+} else if (kind === "ws") {
+  const server = new WebSocketServer({ host: "127.0.0.1", port: 0, maxPayload: maxMessageBytes });
+  const members = new Set<import("ws").WebSocket>();
+  server.on("connection", (socket, request) => {
+    const room = request.url === "/room";
+    if (room) members.add(socket);
+    socket.on("close", () => members.delete(socket));
+    socket.on("message", (data, isBinary) => {
+      if (!room) return void socket.send(data, { binary: isBinary });
+      for (const member of members) member.send(data, { binary: isBinary });
+    });
+  });
+  server.on("listening", () =>
+    console.log(`listening ${(server.address() as { port: number }).port}`),
+  );
+} else {
+  console.error("usage: bun bench/websocket-server.ts <corral|bun|ws>");
+  process.exit(2);
+}

@@ -1,0 +1,195 @@
+// `bun bench/websocket.ts [--seconds N]`: corral's WebSockets against Bun.serve's websocket and
+// `ws` on Bun, each server alone in its process on core 0, this lean raw-socket generator on
+// core 1. Rows: echo messages per server CPU-second (64 B and 16 KiB, 64 clients, one message
+// in flight each), a 64-member room where every member sends (N x N, deliveries per server
+// CPU-second), one publish to 10,000 members (time until the last has it), and RSS per idle
+// connection (2,000 idle sockets). See bench/README.md.
+import { choosePinning } from "./pinning.ts";
+import { clockTicksPerSecond, readCpuSeconds, readRss } from "./process-metrics.ts";
+import {
+  type LeanClient,
+  openManyLean,
+  serverFrameBytes,
+  zeroMaskedFrame,
+} from "./websocket-clients.ts";
+
+const secondsIndex = Bun.argv.indexOf("--seconds");
+const seconds = secondsIndex > 0 ? Number(Bun.argv[secondsIndex + 1]) : 5;
+const pinning = choosePinning();
+const ticks = clockTicksPerSecond();
+const kinds = ["bun", "ws", "corral"] as const;
+type Kind = (typeof kinds)[number];
+
+async function startServer(kind: Kind) {
+  const child = Bun.spawn(
+    [...pinning.server, "bun", `${import.meta.dir}/websocket-server.ts`, kind],
+    {
+      stdout: "pipe",
+      stderr: "inherit",
+    },
+  );
+  const reader = child.stdout.getReader();
+  let output = "";
+  while (!/listening (\d+)/.test(output)) {
+    const read = await reader.read();
+    if (read.done) throw new Error(`${kind} server did not start: ${output}`);
+    output += new TextDecoder().decode(read.value);
+  }
+  reader.releaseLock();
+  return { child, port: Number(/listening (\d+)/.exec(output)![1]) };
+}
+
+/** Closed-loop echo: each client keeps one message in flight for `seconds`. */
+async function echo(pid: number, port: number, payloadBytes: number, clientCount: number) {
+  const clients = await openManyLean(port, "/echo", clientCount);
+  const frame = zeroMaskedFrame(2, payloadBytes);
+  const reply = serverFrameBytes(payloadBytes);
+  let messages = 0;
+  let running = true;
+  for (const client of clients) {
+    let sent = 1;
+    client.onBytes = (received) => {
+      if (received < sent * reply) return;
+      messages++;
+      if (!running) return;
+      sent++;
+      client.socket.write(frame);
+    };
+  }
+  const cpuBefore = readCpuSeconds(pid, ticks);
+  for (const client of clients) client.socket.write(frame);
+  await Bun.sleep(seconds * 1000);
+  running = false;
+  const cpu = readCpuSeconds(pid, ticks) - cpuBefore;
+  close(clients);
+  return { messages, cpu, perCpuSecond: messages / cpu };
+}
+
+/** N x N: every member sends one 64-byte message a round; a round ends when all got all. */
+async function everyoneSends(pid: number, port: number, members: number) {
+  const clients = await openManyLean(port, "/room", members);
+  const frame = zeroMaskedFrame(1, 64);
+  const perRound = members * serverFrameBytes(64);
+  let rounds = 0;
+  let running = true;
+  let done = 0;
+  const startRound = () => {
+    done = 0;
+    for (const client of clients) client.socket.write(frame);
+  };
+  for (const client of clients) {
+    client.onBytes = (received) => {
+      if (received < (rounds + 1) * perRound) return;
+      if (++done < members) return;
+      rounds++;
+      if (running) startRound();
+    };
+  }
+  const cpuBefore = readCpuSeconds(pid, ticks);
+  startRound();
+  await Bun.sleep(seconds * 1000);
+  running = false;
+  const cpu = readCpuSeconds(pid, ticks) - cpuBefore;
+  close(clients);
+  const deliveries = rounds * members * members;
+  return { deliveries, cpu, perCpuSecond: deliveries / cpu };
+}
+
+/** One publish to `members`: milliseconds until the last member has it (median of 5). */
+async function fanOut(port: number, members: number) {
+  const clients = await openManyLean(port, "/room", members);
+  await Bun.sleep(500);
+  const frame = zeroMaskedFrame(1, 64);
+  const each = serverFrameBytes(64);
+  const times: number[] = [];
+  for (let round = 1; round <= 5; round++) {
+    let remaining = members;
+    const started = performance.now();
+    const finished = new Promise<void>((resolve) => {
+      for (const client of clients) {
+        client.onBytes = (received) => {
+          if (received < round * each) return;
+          client.onBytes = null;
+          if (--remaining === 0) resolve();
+        };
+      }
+    });
+    clients[0]!.socket.write(frame);
+    await Promise.race([finished, Bun.sleep(10_000)]);
+    times.push(remaining === 0 ? performance.now() - started : Number.NaN);
+  }
+  close(clients);
+  return times.sort((a, b) => a - b)[2]!;
+}
+
+/** Server RSS added per idle WebSocket, over 2,000 of them. */
+async function idleRss(pid: number, port: number, count: number) {
+  Bun.gc(true);
+  await Bun.sleep(300);
+  const before = readRss(pid).rssMiB * 1024 * 1024;
+  const clients = await openManyLean(port, "/echo", count);
+  await Bun.sleep(1000);
+  const after = readRss(pid).rssMiB * 1024 * 1024;
+  close(clients);
+  return (after - before) / count;
+}
+
+function close(clients: LeanClient[]) {
+  for (const client of clients) client.socket.end();
+}
+
+const rows: Record<string, Record<Kind, number>> = {};
+function record(row: string, kind: Kind, value: number) {
+  rows[row] ??= { bun: Number.NaN, ws: Number.NaN, corral: Number.NaN };
+  rows[row]![kind] = value;
+}
+
+console.log(`bench websocket: ${pinning.description}, ${seconds} s per row`);
+for (const kind of kinds) {
+  const { child, port } = await startServer(kind);
+  try {
+    record(
+      "echo 64 B (msg per server CPU-s)",
+      kind,
+      (await echo(child.pid, port, 64, 64)).perCpuSecond,
+    );
+    record(
+      "echo 16 KiB (msg per server CPU-s)",
+      kind,
+      (await echo(child.pid, port, 16 * 1024, 64)).perCpuSecond,
+    );
+    record(
+      "64 members each send, N x N (deliveries per server CPU-s)",
+      kind,
+      (await everyoneSends(child.pid, port, 64)).perCpuSecond,
+    );
+    record(
+      "RSS per idle connection (bytes, 2,000 idle)",
+      kind,
+      await idleRss(child.pid, port, 2000),
+    );
+    record(
+      "one publish to 10,000 members (ms to the last, median of 5)",
+      kind,
+      await fanOut(port, 10_000),
+    );
+  } finally {
+    child.kill();
+    await child.exited;
+  }
+  console.log(`  ${kind} done`);
+}
+
+const format = (value: number) =>
+  Number.isNaN(value)
+    ? "-"
+    : value >= 100
+      ? Math.round(value).toLocaleString("en-US")
+      : value.toFixed(1);
+console.log("\n| row | Bun.serve | ws on Bun | corral | corral / Bun.serve |");
+console.log("|---|---:|---:|---:|---:|");
+for (const [row, values] of Object.entries(rows)) {
+  console.log(
+    `| ${row} | ${format(values.bun)} | ${format(values.ws)} | ${format(values.corral)} | ${(values.corral / values.bun).toFixed(2)}x |`,
+  );
+}

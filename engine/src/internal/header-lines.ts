@@ -1,0 +1,62 @@
+// Reads and edits the serialised response header lines ("Name: value\r\n", Latin-1) in a worker's
+// header area, so that an `after` hook can see what was drafted without a second copy of it.
+
+/** Whether the line at `start` has the header name `lowerName` (compared case-insensitively). */
+function lineHasName(lines: Uint8Array, start: number, lowerName: string): boolean {
+  const length = lowerName.length;
+  if (lines[start + length] !== 0x3a) return false;
+  for (let index = 0; index < length; index++) {
+    let code = lines[start + index]!;
+    if (code >= 0x41 && code <= 0x5a) code += 0x20;
+    if (code !== lowerName.charCodeAt(index)) return false;
+  }
+  return true;
+}
+
+/** One past the LF that ends the line at `start`. */
+function lineEnd(lines: Uint8Array, start: number, length: number): number {
+  let index = start;
+  while (index < length && lines[index] !== 0x0a) index++;
+  return index + 1;
+}
+
+/**
+ * The values of every line named `lowerName`, joined with ", " as RFC 9110 §5.3 combines field
+ * lines; `undefined` when there is none.
+ */
+export function readHeaderValue(
+  lines: Uint8Array,
+  length: number,
+  lowerName: string,
+): string | undefined {
+  let value: string | undefined;
+  for (let start = 0; start < length; ) {
+    const end = lineEnd(lines, start, length);
+    if (lineHasName(lines, start, lowerName)) {
+      const text = latin1(lines, start + lowerName.length + 2, end - 2);
+      value = value === undefined ? text : `${value}, ${text}`;
+    }
+    start = end;
+  }
+  return value;
+}
+
+/** Removes every line named `lowerName` in place; returns the new length of the lines. */
+export function removeHeaderLines(lines: Uint8Array, length: number, lowerName: string): number {
+  let kept = 0;
+  for (let start = 0; start < length; ) {
+    const end = lineEnd(lines, start, length);
+    if (!lineHasName(lines, start, lowerName)) {
+      if (kept !== start) lines.copyWithin(kept, start, end);
+      kept += end - start;
+    }
+    start = end;
+  }
+  return kept;
+}
+
+function latin1(bytes: Uint8Array, start: number, end: number): string {
+  let text = "";
+  for (let index = start; index < end; index++) text += String.fromCharCode(bytes[index]!);
+  return text;
+}

@@ -1,0 +1,184 @@
+import {
+  type FrameLimits,
+  FrameParser,
+  frameControl,
+  frameData,
+  frameError,
+  opcodeText,
+} from "./frame-parser.ts";
+import { MessageAssembly } from "./message-assembly.ts";
+import type { MessageBufferPool, MessageBufferWaiter } from "./message-buffer-pool.ts";
+
+/** What the reader hands to its session. */
+export interface InboundHost {
+  /** Whether data messages are still delivered (no close started by either side). */
+  acceptsMessages(): boolean;
+  /** A whole message, borrowed until the returned promise settles (or the call returns). */
+  message(data: Uint8Array, isText: boolean): void | Promise<void>;
+  /** A whole control frame (`parser.controlOpcode`, `parser.controlPayload()`). */
+  control(parser: FrameParser): void;
+  /** The peer broke the protocol or a limit: close with `code`. */
+  protocolError(code: number, reason: string): void;
+  /** The message handler threw or rejected. */
+  messageFailed(error: unknown): void;
+  /** A message began and did not end in the same run (its deadline starts). */
+  messageStarted(): void;
+  /** A message assembled across runs is complete. */
+  messageAssembled(): void;
+  /** A pass over the input ended: what it made the session send may go out. */
+  inputDone(): void;
+}
+
+/**
+ * The input side of a WebSocket: the unconsumed socket chunk, the frame parser, and the message
+ * assembly. A message that comes whole in one chunk is handed over in place; others are put
+ * together in reserved memory (`MessageAssembly`), waiting for a pool buffer when they must. One
+ * message is handled at a time: nothing more is parsed until its handler settles.
+ */
+export class InboundReader implements MessageBufferWaiter {
+  readonly #host: InboundHost;
+  readonly #parser: FrameParser;
+  readonly #assembly: MessageAssembly;
+  #pending: Uint8Array | null = null;
+  #position = 0;
+  #handling = false;
+  /** A payload run kept in the pending chunk while the assembly waits for a buffer. */
+  #heldStart = 0;
+  #heldEnd = 0;
+  #heldEndsMessage = false;
+  /** Whether a pass over the input is under way (sends made in it leave with its flush). */
+  processing = false;
+  readonly #onSettled = () => this.#handled();
+  readonly #onFailed = (error: unknown) => this.#failed(error);
+
+  constructor(host: InboundHost, limits: FrameLimits, small: Uint8Array, pool: MessageBufferPool) {
+    this.#host = host;
+    this.#parser = new FrameParser(limits);
+    this.#assembly = new MessageAssembly(small, pool);
+  }
+
+  /** Whether reading must pause: a message is being handled, waits for a buffer, or bytes wait. */
+  get busy(): boolean {
+    return this.#handling || this.#assembly.waiting || this.#pending !== null;
+  }
+
+  /** Bytes from the socket; `owned` false when the caller keeps them (they are copied). */
+  receive(chunk: Uint8Array, owned: boolean): void {
+    const bytes = owned ? chunk : chunk.slice();
+    if (this.#pending !== null) {
+      // Bun delivered once more after pause(): keep both, in order.
+      const rest = this.#pending.subarray(this.#position);
+      const joined = new Uint8Array(rest.length + bytes.length);
+      joined.set(rest, 0);
+      joined.set(bytes, rest.length);
+      this.#pending = joined;
+    } else {
+      this.#pending = bytes;
+    }
+    this.#position = 0;
+    this.process();
+  }
+
+  /** Reads no more: a close came, or the connection failed. */
+  stop(): void {
+    this.#pending = null;
+  }
+
+  /** Forgets everything (the connection closed); a pool buffer goes back. */
+  clear(): void {
+    this.#assembly.clear();
+    this.#pending = null;
+  }
+
+  /** A pool buffer for the message waiting on one. */
+  bufferGranted(buffer: Uint8Array): void {
+    this.#assembly.granted(buffer);
+    if (this.#pending === null) {
+      this.#assembly.clear();
+      return;
+    }
+    this.#assembly.append(this.#pending, this.#heldStart, this.#heldEnd, this);
+    if (this.#heldEndsMessage) this.#deliverAssembled();
+    this.process();
+  }
+
+  /** Parses and delivers what can be now, then tells the session the pass ended. */
+  process(): void {
+    const parser = this.#parser;
+    this.processing = true;
+    while (this.#pending !== null && !this.#handling && !this.#assembly.waiting) {
+      const bytes = this.#pending;
+      const event = parser.parse(bytes, this.#position, bytes.length);
+      this.#position = parser.position;
+      if (event === frameData) {
+        if (this.#host.acceptsMessages()) this.#dataRun(bytes);
+      } else if (event === frameControl) {
+        this.#host.control(parser);
+      } else if (event === frameError) {
+        this.#host.protocolError(parser.closeCode, parser.errorReason);
+      } else {
+        this.#pending = null;
+      }
+    }
+    this.processing = false;
+    this.#host.inputDone();
+  }
+
+  #dataRun(bytes: Uint8Array): void {
+    const parser = this.#parser;
+    const { payloadStart, payloadEnd } = parser;
+    if (parser.messageStarted && parser.messageEnded) {
+      // The whole message came in this chunk: handed over in place, nothing copied.
+      const length = payloadEnd - payloadStart;
+      const view = new Uint8Array(bytes.buffer, bytes.byteOffset + payloadStart, length);
+      this.#deliver(view, parser.messageOpcode === opcodeText);
+      return;
+    }
+    if (parser.messageStarted) this.#host.messageStarted();
+    if (!this.#assembly.append(bytes, payloadStart, payloadEnd, this)) {
+      this.#heldStart = payloadStart;
+      this.#heldEnd = payloadEnd;
+      this.#heldEndsMessage = parser.messageEnded;
+      return;
+    }
+    if (parser.messageEnded) this.#deliverAssembled();
+  }
+
+  #deliverAssembled(): void {
+    this.#host.messageAssembled();
+    this.#deliver(this.#assembly.message(), this.#parser.messageOpcode === opcodeText);
+  }
+
+  #deliver(data: Uint8Array, isText: boolean): void {
+    this.#handling = true;
+    let result: void | Promise<void>;
+    try {
+      result = this.#host.message(data, isText);
+    } catch (error) {
+      this.#failed(error);
+      return;
+    }
+    if (result instanceof Promise) {
+      result.then(this.#onSettled, this.#onFailed);
+      return;
+    }
+    this.#done();
+  }
+
+  #done(): void {
+    this.#handling = false;
+    this.#assembly.clear();
+  }
+
+  #handled(): void {
+    this.#done();
+    this.process();
+  }
+
+  #failed(error: unknown): void {
+    this.#done();
+    this.#host.messageFailed(error);
+    // A handler that threw synchronously is inside a pass already: that pass goes on.
+    if (!this.processing) this.process();
+  }
+}

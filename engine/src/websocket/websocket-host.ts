@@ -1,0 +1,40 @@
+import type { MessageBufferPool } from "./message-buffer-pool.ts";
+import type { OutboundSocket } from "./outbound-queue.ts";
+import type { WebSocketSession } from "./websocket-session.ts";
+import type { WebSocketCounters } from "./websocket-stats.ts";
+
+/** What a session needs of its socket (Bun's TCP socket or the in-memory one). */
+export interface WebSocketTransport extends OutboundSocket {
+  pause(): void;
+  resume(): void;
+  end(): void;
+  terminate(): void;
+}
+
+/** The engine-wide services every session shares. */
+export interface WebSocketContext {
+  readonly counters: WebSocketCounters;
+  readonly pool: MessageBufferPool;
+  readonly writeStallMs: number;
+  /** Coarse monotonic milliseconds, advanced by the sweep. */
+  now(): number;
+  /** Counts bytes the sockets took. */
+  countBytesOut(bytes: number): void;
+  /** Flushes the session at the end of this turn (once, however many sends it got). */
+  scheduleFlush(session: WebSocketSession): void;
+}
+
+/** The application's side of a WebSocket: the engine calls these. */
+export interface WebSocketHandler {
+  /** The 101 is out: the WebSocket is open (sends made before it went out follow it). */
+  open?(session: WebSocketSession): void;
+  /**
+   * A whole message. `data` is borrowed: valid until this returns or its promise settles. No
+   * further message is read from this client until then.
+   */
+  message(session: WebSocketSession, data: Uint8Array, isText: boolean): void | Promise<void>;
+  /** The queue went empty after a send was backpressured. */
+  drain?(session: WebSocketSession): void;
+  /** The connection is gone; called exactly once. `code` is 1006 when no close frame came. */
+  close(session: WebSocketSession, code: number, reason: string): void;
+}

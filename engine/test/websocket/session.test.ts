@@ -1,0 +1,247 @@
+import { describe, expect, test } from "bun:test";
+import type { WebSocketHandler } from "../../src/websocket/websocket-session.ts";
+import { fakeSession } from "../support/fake-transport.ts";
+import { clientFrame, closePayload, concatBytes } from "../support/websocket-frames.ts";
+
+function recorder(reply?: (data: Uint8Array, isText: boolean) => string | Uint8Array) {
+  const events: unknown[] = [];
+  const handler: WebSocketHandler = {
+    message(session, data, isText) {
+      events.push({ message: Buffer.from(data).toString(), isText });
+      if (reply !== undefined) session.send(reply(data, isText));
+    },
+    close(_session, code, reason) {
+      events.push({ close: code, reason });
+    },
+    drain() {
+      events.push("drain");
+    },
+  };
+  return { events, handler };
+}
+
+const text = new TextDecoder();
+/** Frames as [opcode, text], close frames as [8, code, reason]. */
+function summary(frames: { opcode: number; payload: Uint8Array }[]) {
+  return frames.map((frame) =>
+    frame.opcode === 8
+      ? [8, (frame.payload[0]! << 8) | frame.payload[1]!, text.decode(frame.payload.subarray(2))]
+      : [frame.opcode, text.decode(frame.payload)],
+  );
+}
+
+describe("WebSocketSession", () => {
+  test("echoes messages whole, in place and assembled across chunks and fragments", () => {
+    const { events, handler } = recorder((data, isText) =>
+      isText ? text.decode(data) : data.slice(),
+    );
+    const { session, transport } = fakeSession(handler);
+    const bytes = concatBytes(
+      clientFrame(1, "one"),
+      clientFrame(2, "t", { final: false }),
+      clientFrame(0, "wo"),
+      clientFrame(1, "x".repeat(100)),
+    );
+    session.onData(bytes.slice(0, 9), true);
+    session.onData(bytes.slice(9), true);
+    expect(events).toEqual([
+      { message: "one", isText: true },
+      { message: "two", isText: false },
+      { message: "x".repeat(100), isText: true },
+    ]);
+    expect(summary(transport.frames())).toEqual([
+      [1, "one"],
+      [2, "two"],
+      [1, "x".repeat(100)],
+    ]);
+  });
+
+  test("answers a ping with its payload, and a close with the same code, then ends TCP", () => {
+    const { events, handler } = recorder();
+    const { session, transport, counters } = fakeSession(handler);
+    session.onData(
+      concatBytes(clientFrame(9, "hi"), clientFrame(8, closePayload(4000, "bye"))),
+      true,
+    );
+    expect(summary(transport.frames())).toEqual([
+      [10, "hi"],
+      [8, 4000, ""],
+    ]);
+    expect(transport.ended).toBe(true);
+    session.onClose();
+    session.onClose();
+    expect(events).toEqual([{ close: 4000, reason: "bye" }]);
+    expect(counters.closes.normal).toBe(1);
+    expect(counters.open).toBe(0);
+  });
+
+  test("pauses reads while an async message handler runs; the next message waits for it", async () => {
+    const order: string[] = [];
+    let finish: () => void = () => {};
+    const { session, transport } = fakeSession({
+      message(_session, data) {
+        order.push(Buffer.from(data).toString());
+        if (order.length === 1) return new Promise<void>((resolve) => (finish = resolve));
+      },
+      close() {},
+    });
+    session.onData(concatBytes(clientFrame(1, "a"), clientFrame(1, "b")), true);
+    expect([order, transport.paused]).toEqual([["a"], true]);
+    finish();
+    await Bun.sleep(0);
+    expect([order, transport.paused]).toEqual([["a", "b"], false]);
+  });
+
+  test("protocol errors send their close code and end the connection", () => {
+    const { events, handler } = recorder();
+    const { session, transport, counters } = fakeSession(handler);
+    session.onData(clientFrame(1, "x", { masked: false }), true);
+    expect(summary(transport.frames())).toEqual([[8, 1002, "unmasked frame"]]);
+    expect(transport.ended).toBe(true);
+    session.onClose();
+    expect(events).toEqual([{ close: 1006, reason: "" }]);
+    expect(counters.closes.protocolError).toBe(1);
+  });
+
+  test("at the outbound cap: refused and dropped under 'drop'; closed with 1008 under 'close'", () => {
+    for (const policy of ["drop", "close"] as const) {
+      const { handler } = recorder();
+      const { session, transport, counters, flush } = fakeSession(handler, {
+        maxOutboundBytes: 1024,
+        outboundPolicy: policy,
+      });
+      transport.window = 0;
+      const payload = new Uint8Array(500);
+      expect([session.send(payload), session.send(payload), session.send(payload)]).toEqual([
+        "queued",
+        "queued",
+        "refused",
+      ]);
+      flush();
+      expect([counters.sendsRefused, counters.sendsDropped, session.open]).toEqual(
+        policy === "drop" ? [1, 1, true] : [1, 0, false],
+      );
+    }
+  });
+
+  test("a pong is written ahead of queued data, at the next frame boundary", () => {
+    const { handler } = recorder();
+    const { session, transport, flush } = fakeSession(handler, { maxOutboundBytes: 100_000 });
+    transport.window = 10;
+    session.send(new Uint8Array(1000));
+    session.send(new Uint8Array(1000));
+    flush();
+    transport.window = Number.POSITIVE_INFINITY;
+    session.onData(clientFrame(9, "p"), true);
+    expect(transport.frames().map((frame) => frame.opcode)).toEqual([2, 10, 2]);
+  });
+
+  test("pings from a client that does not read: a newer pong replaces the unsent one", () => {
+    const { handler } = recorder();
+    const { session, transport } = fakeSession(handler);
+    transport.window = 0;
+    session.onData(
+      concatBytes(clientFrame(9, "1"), clientFrame(9, "2"), clientFrame(9, "3")),
+      true,
+    );
+    transport.window = Number.POSITIVE_INFINITY;
+    session.onDrain();
+    expect(summary(transport.frames())).toEqual([
+      [10, "1"],
+      [10, "3"],
+    ]);
+  });
+
+  test("pings a quiet peer, drops it when the pong does not come", () => {
+    const { events, handler } = recorder();
+    const { session, transport, clock, counters } = fakeSession(handler, {
+      pingIntervalMs: 100,
+      pongTimeoutMs: 50,
+      idleTimeoutMs: 0,
+    });
+    clock.now = 100;
+    session.checkDeadlines(100);
+    expect(transport.frames().map((frame) => frame.opcode)).toEqual([9]);
+    session.checkDeadlines(149);
+    expect(transport.terminated).toBe(false);
+    session.checkDeadlines(150);
+    expect(transport.terminated).toBe(true);
+    session.onClose();
+    expect([events, counters.closes.pongTimeout, counters.pingsSent]).toEqual([
+      [{ close: 1006, reason: "" }],
+      1,
+      1,
+    ]);
+  });
+
+  test("a message outgrowing the small buffer waits for a pool buffer with reads paused", () => {
+    const { events, handler } = recorder();
+    const { session, transport, counters } = fakeSession(handler, {}, 1);
+    const other = fakeSession(handler, {}, 0);
+    expect(other.counters.messageBuffersInUse).toBe(0);
+    session.onData(clientFrame(2, "y".repeat(200), { final: false }), true);
+    expect(counters.messageBuffersInUse).toBe(1);
+    session.onData(clientFrame(0, "z"), true);
+    expect([events, counters.messageBuffersInUse, transport.paused]).toEqual([
+      [{ message: `${"y".repeat(200)}z`, isText: false }],
+      0,
+      false,
+    ]);
+  });
+});
+
+describe("WebSocketSession deadlines", () => {
+  test("a client that sends nothing for idleTimeoutMs is closed with 1001; idle counted", () => {
+    const { events, handler } = recorder();
+    const { session, transport, clock, counters } = fakeSession(handler, {
+      idleTimeoutMs: 100,
+      pingIntervalMs: 0,
+    });
+    session.checkDeadlines(99);
+    expect(transport.frames()).toEqual([]);
+    clock.now = 100;
+    session.checkDeadlines(100);
+    expect(summary(transport.frames())).toEqual([[8, 1001, "idle timeout"]]);
+    session.onData(clientFrame(8, closePayload(1001)), true);
+    expect(transport.ended).toBe(true);
+    session.onClose();
+    expect([events, counters.closes.idle]).toEqual([[{ close: 1001, reason: "" }], 1]);
+  });
+
+  test("a client that does not answer our close within closeTimeoutMs is dropped", () => {
+    const { events, handler } = recorder();
+    const { session, transport, clock, counters } = fakeSession(handler, { closeTimeoutMs: 50 });
+    session.close(4000, "bye");
+    expect(summary(transport.frames())).toEqual([[8, 4000, "bye"]]);
+    session.checkDeadlines(49);
+    expect(transport.terminated).toBe(false);
+    clock.now = 50;
+    session.checkDeadlines(50);
+    expect(transport.terminated).toBe(true);
+    session.onClose();
+    expect([events, counters.closes.closeTimeout]).toEqual([[{ close: 1006, reason: "" }], 1]);
+  });
+
+  test("close codes an application may not send are a TypeError", () => {
+    const { handler } = recorder();
+    const { session } = fakeSession(handler);
+    expect(() => session.close(1005)).toThrow(TypeError);
+    expect(() => session.close(1000, "x".repeat(124))).toThrow("at most 123 bytes");
+    expect(session.open).toBe(true);
+  });
+});
+
+test("send says queued, then backpressured while the client does not read; drain follows", () => {
+  const { events, handler } = recorder();
+  const { session, transport, flush } = fakeSession(handler, { maxOutboundBytes: 100_000 });
+  transport.window = 0;
+  expect(session.send(new Uint8Array(2000))).toBe("queued");
+  flush();
+  expect([session.send(new Uint8Array(2000)), session.bufferedBytes]).toEqual([
+    "backpressured",
+    4008,
+  ]);
+  transport.window = Number.POSITIVE_INFINITY;
+  session.onDrain();
+  expect([events, session.bufferedBytes, transport.frames().length]).toEqual([["drain"], 0, 2]);
+});

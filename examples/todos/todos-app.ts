@@ -1,0 +1,114 @@
+import { App, HttpError } from "corral";
+import {
+  compress,
+  cors,
+  etag,
+  type LogSink,
+  logger,
+  rateLimit,
+  requestId,
+  secureHeaders,
+} from "corral/middleware";
+import page from "./page.html" with { type: "text" };
+import script from "./page.js" with { type: "text" };
+import { parseNewTodo, parseTodoChanges } from "./todo-input.ts";
+import type { TodoStore } from "./todo-store.ts";
+
+/** What `createTodosApp` needs: the store and the command line's choices. */
+export interface TodosOptions {
+  readonly store: TodoStore;
+  /** Answers to this origin carry CORS headers (`--cors-origin`). */
+  readonly corsOrigin?: string;
+  /** Requests per minute and peer (`--rate-limit`). */
+  readonly rateLimit?: number;
+  /** Where the request log goes; stdout by default. */
+  readonly logSink?: LogSink;
+  /** Makes request ids (tests use a fixed one). */
+  readonly generateRequestId?: () => string;
+}
+
+// Embedded at build time (a compiled example carries them), encoded once, borrowed by every
+// answer: never copied per request.
+// (Bun's typings call an HTML import a bundle; with type "text" it is the file's text.)
+const pageBytes = new TextEncoder().encode(page as unknown as string);
+const scriptBytes = new TextEncoder().encode(script);
+
+/**
+ * The todo service a new user builds: a JSON API over SQLite with problem-details errors, the
+ * first-party middleware in the documented order, and a page that uses the API.
+ */
+export function createTodosApp(options: TodosOptions) {
+  let app = new App({ shared: { store: options.store }, errorFormat: "problem" })
+    .use(requestId(options.generateRequestId ? { generate: options.generateRequestId } : {}))
+    .use(logger(options.logSink ? { sink: options.logSink } : {}))
+    .use(secureHeaders());
+  if (options.corsOrigin !== undefined) app = app.use(cors({ origin: [options.corsOrigin] }));
+  if (options.rateLimit !== undefined) app = app.use(rateLimit({ limit: options.rateLimit }));
+  const service = app.use(etag()).use(compress());
+
+  service.get("/", (ctx) => ctx.response.borrowBody(200, "text/html; charset=utf-8", pageBytes));
+  service.get("/page.js", (ctx) =>
+    ctx.response.borrowBody(200, "text/javascript; charset=utf-8", scriptBytes),
+  );
+
+  service.get("/api/todos", (ctx) => {
+    const query = ctx.request.query();
+    const limit = integerParameter(query.firstRaw("limit")?.valueRaw, "limit", 1, 100) ?? 20;
+    const cursor = integerParameter(query.firstRaw("cursor")?.valueRaw, "cursor", 0) ?? 0;
+    ctx.response.json(200, ctx.shared.store.list(limit, cursor));
+  });
+
+  service.post("/api/todos", (ctx) => {
+    const input = parseNewTodo(ctx.request.json());
+    const todo = ctx.shared.store.create(input.title, input.done);
+    ctx.response.header("Location", `/api/todos/${todo.id}`);
+    ctx.response.json(201, todo);
+  });
+
+  service.get("/api/todos/:id", (ctx) => {
+    ctx.response.json(200, found(ctx.shared.store.get(todoId(ctx.params.id))));
+  });
+
+  service.patch("/api/todos/:id", (ctx) => {
+    const id = todoId(ctx.params.id);
+    const changes = parseTodoChanges(ctx.request.json());
+    ctx.response.json(200, found(ctx.shared.store.update(id, changes)));
+  });
+
+  service.delete("/api/todos/:id", (ctx) => {
+    if (!ctx.shared.store.delete(todoId(ctx.params.id))) throw noSuchTodo();
+    ctx.response.setStatus(204);
+  });
+  return service;
+}
+
+function noSuchTodo(): HttpError {
+  return new HttpError(404, "no todo has this id");
+}
+
+function found<T>(value: T | undefined): T {
+  if (value === undefined) throw noSuchTodo();
+  return value;
+}
+
+/** A todo id from the path: a positive integer, otherwise no todo has it (404). */
+function todoId(text: string): number {
+  const id = /^[1-9]\d{0,15}$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(id)) throw noSuchTodo();
+  return id;
+}
+
+/** An optional whole-number query parameter within bounds, or a 400 naming it. */
+function integerParameter(
+  raw: string | undefined,
+  name: string,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = /^\d{1,16}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(value >= min && value <= max)) {
+    throw new HttpError(400, `${name} must be a whole number from ${min} to ${max}`);
+  }
+  return value;
+}

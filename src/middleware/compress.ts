@@ -1,0 +1,187 @@
+import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from "node:zlib";
+import {
+  type AnyContext,
+  type ContentCoding,
+  chooseContentCoding,
+  middleware,
+  type StreamEncoder,
+  zlibStreamEncoder,
+} from "corral";
+
+/** Options of `compress()`. */
+export interface CompressOptions {
+  /** Bodies smaller than this many bytes are sent as they are; 1 KiB by default. */
+  readonly thresholdBytes?: number;
+  /** Codings offered, best first; zstd, br and gzip by default (ties go to the first). */
+  readonly codings?: readonly ContentCoding[];
+  /**
+   * Media types compressed (without parameters; `text/*` covers a whole type, `+json` and
+   * `+xml` suffixes count as JSON and XML). Already-compressed formats (images, video, zip) are
+   * left out by default.
+   */
+  readonly types?: readonly string[];
+  /**
+   * Bodies up to this size are compressed on the event loop (well under a millisecond for gzip
+   * and zstd at these levels); larger ones on the thread pool, so one large body never holds the
+   * loop. 32 KiB by default.
+   */
+  readonly inlineMaxBytes?: number;
+  /**
+   * Streams encoded at once, at most (each holds a compressor's window); more are sent as they
+   * are. 64 by default; 0 sends every stream uncompressed.
+   */
+  readonly maxEncodedStreams?: number;
+}
+
+const defaultTypes = [
+  "text/*",
+  "application/json",
+  "application/javascript",
+  "application/xml",
+  "application/wasm",
+  "image/svg+xml",
+];
+
+// Fast levels: a response is compressed per request, unlike a static asset compressed once.
+const brotliParameters = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
+const gzipParameters = { level: 6 };
+const zstdParameters = { level: 3 };
+
+const optedOut = new WeakSet<object>();
+
+/**
+ * Sends this request's answer uncompressed (a per-route opt-out, e.g. for answers that carry
+ * secrets next to attacker-chosen text, which compression would leak: BREACH).
+ *
+ * @example
+ * app.get("/account", (ctx) => { skipCompression(ctx); ctx.response.json(200, account); });
+ */
+export function skipCompression(ctx: AnyContext): void {
+  optedOut.add(ctx);
+}
+
+/**
+ * Compresses drafted bodies with br, zstd or gzip (Bun's built-ins), as the client's
+ * `Accept-Encoding` q-values prefer: only allowed media types over `thresholdBytes`; never a
+ * HEAD, a 204, 304 or 206, a body already encoded, one under `Cache-Control: no-transform`, or a
+ * request that called `skipCompression`. Adds `Vary: Accept-Encoding` to every answer whose type
+ * it could compress, and suffixes a drafted `ETag` with the coding (`"v1"` → `"v1-br"`). The
+ * compressed bytes replace the body in the worker's staging (the compressor's output is
+ * transient and never larger than the body). A stream of an allowed type is encoded as it is
+ * written, and every `flush()` sends the encoded bytes of all written so far (SSE events arrive
+ * as they are flushed); at most `maxEncodedStreams` at once, the others go as they are.
+ *
+ * @example
+ * app.use(etag()).use(compress({ thresholdBytes: 2048 }));
+ */
+export function compress(options: CompressOptions = {}) {
+  const threshold = options.thresholdBytes ?? 1024;
+  const inlineMax = options.inlineMaxBytes ?? 32 * 1024;
+  // zstd first: as small as br at these levels for a fraction of its CPU, where clients take it.
+  const codings = options.codings ?? ["zstd", "br", "gzip"];
+  const typeMatcher = compressibleTypes(options.types ?? defaultTypes);
+  const maxStreams = options.maxEncodedStreams ?? 64;
+  const encoders = new WeakMap<object, StreamEncoder>();
+  let liveEncoders = 0;
+  /** The coding for this answer, after the checks every answer gets (and its Vary header). */
+  const codingFor = (ctx: AnyContext, status: number, contentType: string | undefined) => {
+    const response = ctx.response;
+    if (ctx.request.method === "HEAD") return undefined;
+    if (status < 200 || status === 204 || status === 206 || status === 304) return undefined;
+    if (!typeMatcher(contentType)) return undefined;
+    response.header("Vary", "Accept-Encoding");
+    if (optedOut.has(ctx) || response.getHeader("content-encoding") !== undefined) return undefined;
+    if (response.getHeader("cache-control")?.toLowerCase().includes("no-transform"))
+      return undefined;
+    const coding = chooseContentCoding(ctx.request.header("accept-encoding"), codings);
+    return coding === undefined || coding === "identity" ? undefined : coding;
+  };
+  return middleware({
+    before(ctx) {
+      if (maxStreams === 0) return;
+      ctx.response.encodeStream((status, contentType) => {
+        const coding = codingFor(ctx, status, contentType);
+        if (coding === undefined || liveEncoders >= maxStreams) return undefined;
+        liveEncoders++;
+        const encoder = zlibStreamEncoder(coding, () => liveEncoders--);
+        encoders.set(ctx, encoder);
+        ctx.response.header("Content-Encoding", coding);
+        return encoder;
+      });
+    },
+    after(ctx) {
+      const response = ctx.response;
+      if (response.streaming) return response.endStreamEncoding();
+      const body = response.body;
+      const coding = codingFor(ctx, response.status, response.getHeader("content-type"));
+      if (coding === undefined || body.length < threshold) return;
+      if (body.length <= inlineMax) {
+        useCompressed(ctx, coding, body.length, compressSync(coding, body));
+        return;
+      }
+      return compressOffLoop(coding, body).then((compressed) =>
+        useCompressed(ctx, coding, body.length, compressed),
+      );
+    },
+    cleanup(ctx) {
+      // An aborted stream's encoder is freed at once; an ended one is already closed.
+      encoders.get(ctx)?.destroy();
+    },
+  });
+}
+
+function useCompressed(
+  ctx: AnyContext,
+  coding: ContentCoding,
+  originalLength: number,
+  compressed: Uint8Array,
+): void {
+  if (compressed.length >= originalLength) return;
+  const response = ctx.response;
+  response.replaceBody(compressed);
+  response.header("Content-Encoding", coding);
+  const tag = response.getHeader("etag");
+  if (tag?.endsWith('"')) {
+    response.removeHeader("ETag");
+    response.header("ETag", `${tag.slice(0, -1)}-${coding}"`);
+  }
+}
+
+function compressSync(coding: ContentCoding, body: Uint8Array): Uint8Array {
+  if (coding === "gzip") return gzipSync(body, gzipParameters);
+  if (coding === "br") return brotliCompressSync(body, brotliParameters);
+  return Bun.zstdCompressSync(body, zstdParameters);
+}
+
+function compressOffLoop(coding: ContentCoding, body: Uint8Array): Promise<Uint8Array> {
+  if (coding === "zstd") return Bun.zstdCompress(body, zstdParameters);
+  return new Promise((resolve, reject) => {
+    const done = (error: Error | null, result: Uint8Array) =>
+      error ? reject(error) : resolve(result);
+    if (coding === "gzip") gzip(body, gzipParameters, done);
+    else brotliCompress(body, brotliParameters, done);
+  });
+}
+
+/** A test of a Content-Type against the allowed types, `type/*` and the +json/+xml suffixes. */
+function compressibleTypes(types: readonly string[]): (contentType: string | undefined) => boolean {
+  const exact = new Set<string>();
+  const wholeTypes = new Set<string>();
+  for (const type of types) {
+    const lower = type.toLowerCase();
+    if (lower.endsWith("/*")) wholeTypes.add(lower.slice(0, -2));
+    else exact.add(lower);
+  }
+  const json = exact.has("application/json");
+  const xml = exact.has("application/xml");
+  return (contentType) => {
+    if (contentType === undefined) return false;
+    const semicolon = contentType.indexOf(";");
+    const mediaType = (semicolon < 0 ? contentType : contentType.slice(0, semicolon))
+      .trim()
+      .toLowerCase();
+    if (exact.has(mediaType)) return true;
+    if (wholeTypes.has(mediaType.slice(0, mediaType.indexOf("/")))) return true;
+    return (json && mediaType.endsWith("+json")) || (xml && mediaType.endsWith("+xml"));
+  };
+}

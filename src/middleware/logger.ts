@@ -1,0 +1,125 @@
+import { type AnyContext, middleware, type RequestOutcome } from "corral";
+import { LogQueue, type LogQueueStats, type LogSink } from "./log-queue.ts";
+
+/** One request as `logger()` writes it, one JSON object per line. */
+export interface RequestLogLine {
+  /** When the request ended (ISO 8601). */
+  readonly time: string;
+  /** "error" for a 5xx or a failed stream, "warn" for an aborted or timed-out request. */
+  readonly level: "info" | "warn" | "error";
+  /** `ctx.locals.requestId` (see `requestId()`), or null. */
+  readonly reqId: string | null;
+  readonly method: string;
+  /** The path without the query (which may hold secrets). */
+  readonly path: string;
+  /** The answer's status; null when the client left before one was decided. */
+  readonly status: number | null;
+  readonly durationMs: number;
+  /** Request body bytes (its Content-Length). */
+  readonly bytesIn: number;
+  /** Response body bytes drafted; null for a stream (sent as it was written). */
+  readonly bytesOut: number | null;
+  readonly remoteAddress: string | null;
+  /** How the request ended; "timeout" when a deadline of the engine ended it. */
+  readonly outcome: RequestOutcome | "timeout";
+}
+
+/** Options of `logger()`. */
+export interface LoggerOptions {
+  /** Where lines go; stdout by default (`Bun.write`, which does not hold the event loop). */
+  readonly sink?: LogSink;
+  /** Lines that may wait for a slow sink; more are dropped and counted. 4096 by default. */
+  readonly maxQueuedLines?: number;
+}
+
+interface Started {
+  readonly startMs: number;
+  readonly method: string;
+  readonly path: string;
+  readonly bytesIn: number;
+  readonly remoteAddress: string | null;
+  status: number | null;
+  bytesOut: number | null;
+}
+
+const stdoutSink: LogSink = (text) => Bun.write(Bun.stdout, text).then(() => {});
+
+/**
+ * One JSON line per request (see `RequestLogLine`), aborted and timed-out requests included,
+ * written from the `cleanup` hook once the request is over. The request never waits for the
+ * sink: lines queue (bounded) and go out after the current turn; `stats()` counts those dropped.
+ * `use()` it first, so that its line covers every other middleware's answer.
+ *
+ * @example
+ * const log = logger();
+ * const app = new App({ shared: {} }).use(requestId()).use(log);
+ * log.stats().dropped; // 0
+ */
+export function logger(options: LoggerOptions = {}) {
+  const queue = new LogQueue(options.sink ?? stdoutSink, options.maxQueuedLines ?? 4096);
+  const started = new WeakMap<object, Started>();
+  const hooks = middleware({
+    before(ctx) {
+      const length = Number(ctx.request.header("content-length") ?? 0);
+      started.set(ctx, {
+        startMs: performance.now(),
+        method: ctx.request.method,
+        path: ctx.request.path,
+        bytesIn: Number.isSafeInteger(length) ? length : 0,
+        remoteAddress: ctx.request.remoteAddress?.address ?? null,
+        status: null,
+        bytesOut: null,
+      });
+    },
+    after(ctx) {
+      const entry = started.get(ctx);
+      if (entry === undefined) return;
+      entry.status = ctx.response.status;
+      entry.bytesOut = ctx.response.streaming ? null : ctx.response.body.length;
+    },
+    cleanup(ctx, outcome) {
+      const entry = started.get(ctx);
+      if (entry === undefined) return;
+      queue.push(`${JSON.stringify(lineOf(ctx, entry, outcome))}\n`);
+    },
+  });
+  return Object.assign(hooks, {
+    /** The queue's counters: lines written, dropped and waiting. */
+    stats(): LogQueueStats {
+      return queue.stats();
+    },
+  });
+}
+
+function lineOf(ctx: AnyContext, entry: Started, outcome: RequestOutcome): RequestLogLine {
+  const reason = ctx.signal.reason;
+  const timedOut =
+    outcome === "aborted" &&
+    reason instanceof Error &&
+    (reason.message.includes("deadline") || reason.message.includes("Timeout"));
+  const status = outcome === "aborted" && entry.status === null ? null : entry.status;
+  const failed = outcome === "error" && (status === null || status >= 500);
+  return {
+    time: new Date().toISOString(),
+    level:
+      failed || (status !== null && status >= 500)
+        ? "error"
+        : outcome === "aborted"
+          ? "warn"
+          : "info",
+    reqId: requestIdOf(ctx),
+    method: entry.method,
+    path: entry.path,
+    status,
+    durationMs: Math.round((performance.now() - entry.startMs) * 1000) / 1000,
+    bytesIn: entry.bytesIn,
+    bytesOut: entry.bytesOut,
+    remoteAddress: entry.remoteAddress,
+    outcome: timedOut ? "timeout" : outcome,
+  };
+}
+
+function requestIdOf(ctx: AnyContext): string | null {
+  const id = (ctx.locals as { requestId?: unknown }).requestId;
+  return typeof id === "string" ? id : null;
+}

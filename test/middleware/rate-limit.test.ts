@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { App, RedisConnection } from "corral";
+import { ipv6Prefix56, RateLimitTable, RedisRateLimitStore, rateLimit } from "corral/middleware";
+import { RawClient } from "../../engine/test/support/raw-client.ts";
+import { listenQuietly } from "../support/listen-quietly.ts";
+import { type RedisServer, startRedisServer } from "../support/redis-server.ts";
+
+let redis: RedisServer;
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+afterAll(async () => {
+  await redis[Symbol.asyncDispose]();
+});
+
+test("N requests pass, the N+1st from the same peer is a 429 with Retry-After and RateLimit headers", async () => {
+  const app = new App({ shared: {} }).use(rateLimit({ limit: 3, windowMs: 60_000 }));
+  app.get("/", (ctx) => ctx.response.text(200, "ok"));
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  const count = 4;
+  client.send(
+    Array.from({ length: count }, (_, index) => {
+      const close = index === count - 1 ? "Connection: close\r\n" : "";
+      return `GET / HTTP/1.1\r\nHost: h\r\n${close}\r\n`;
+    }).join(""),
+  );
+  const responses = await client.responses(count);
+  expect(
+    responses.map((response) => [
+      response.status,
+      response.header("ratelimit-policy"),
+      response.header("ratelimit"),
+      response.header("retry-after"),
+    ]),
+  ).toEqual([
+    [200, '"default";q=3;w=60', '"default";r=2;t=20', undefined],
+    [200, '"default";q=3;w=60', '"default";r=1;t=40', undefined],
+    [200, '"default";q=3;w=60', '"default";r=0;t=60', undefined],
+    [429, '"default";q=3;w=60', '"default";r=0;t=60', "20"],
+  ]);
+  await app.stop();
+});
+
+test("GCRA over a fixed table: quota spreads over the window; a full table evicts, counted", () => {
+  let now = 1_000;
+  const table = new RateLimitTable({ capacity: 4, now: () => now });
+  const allowed = () => table.check("a", 2, 10_000).allowed;
+  expect([allowed(), allowed(), allowed()]).toEqual([true, true, false]);
+  now += 5_000;
+  expect([allowed(), allowed()]).toEqual([true, false]);
+  // Four keys fill the table; a fifth takes the slot whose state ends soonest.
+  for (const key of ["b", "c", "d"]) table.check(key, 1, 60_000);
+  expect(table.stats()).toEqual({ capacity: 4, evictions: 0 });
+  table.check("e", 1, 60_000);
+  expect(table.stats()).toEqual({ capacity: 4, evictions: 1 });
+  // An attacker's million keys never grow the table.
+  for (let index = 0; index < 10_000; index++) table.check(`attacker-${index}`, 1, 60_000);
+  expect(table.stats().capacity).toBe(4);
+  expect(() => new RateLimitTable({ capacity: 0 })).toThrow(RangeError);
+});
+
+test("IPv6 peers count by their /56", () => {
+  expect([
+    ipv6Prefix56("2001:db8:12:34ff:1:2:3:4"),
+    ipv6Prefix56("2001:db8:12:3400::1"),
+    ipv6Prefix56("::1"),
+    ipv6Prefix56("fe80::1%eth0"),
+  ]).toEqual(["2001:db8:12:3400::/56", "2001:db8:12:3400::/56", "0:0:0:0::/56", "fe80:0:0:0::/56"]);
+});
+
+test("the Redis store shares one limit between two Apps (two processes' worth)", async () => {
+  const connections = [
+    await RedisConnection.open({ url: redis.url }),
+    await RedisConnection.open({ url: redis.url }),
+  ];
+  const apps = connections.map((connection) => {
+    const app = new App({ shared: {} }).use(
+      rateLimit({
+        limit: 3,
+        key: (ctx) => ctx.request.header("x-user") ?? "anonymous",
+        store: new RedisRateLimitStore(connection),
+      }),
+    );
+    app.get("/", (ctx) => ctx.response.text(200, "ok"));
+    return app;
+  });
+  const statuses = [];
+  for (const index of [0, 1, 0, 1]) {
+    const response = await apps[index]!.request("/", { headers: { "x-user": "ada" } });
+    statuses.push([response.status, response.headers.get("retry-after")]);
+  }
+  const other = await apps[1]!.request("/", { headers: { "x-user": "bob" } });
+  expect([...statuses, [other.status, other.headers.get("ratelimit")]]).toEqual([
+    [200, null],
+    [200, null],
+    [200, null],
+    [429, "20"],
+    [200, '"default";r=2;t=20'],
+  ]);
+  for (const connection of connections) connection.close();
+  await Promise.all(apps.map((app) => app.stop()));
+});
