@@ -60,6 +60,13 @@ export function skipCompression(ctx: AnyContext): void {
   optedOut.add(ctx);
 }
 
+/** Whether a Vary value names Accept-Encoding already (or `*`). */
+function varies(vary: string | undefined): boolean {
+  if (vary === undefined) return false;
+  const lower = vary.toLowerCase();
+  return lower.includes("accept-encoding") || lower.trim() === "*";
+}
+
 /**
  * Compresses drafted bodies with br, zstd or gzip (Bun's built-ins), as the client's
  * `Accept-Encoding` q-values prefer: only allowed media types over `thresholdBytes`; never a
@@ -89,7 +96,8 @@ export function compress(options: CompressOptions = {}) {
     if (ctx.request.method === "HEAD") return undefined;
     if (status < 200 || status === 204 || status === 206 || status === 304) return undefined;
     if (!typeMatcher(contentType)) return undefined;
-    response.header("Vary", "Accept-Encoding");
+    // One Vary line: an answer that varies by coding already (a precompressed file) says so.
+    if (!varies(response.getHeader("vary"))) response.header("Vary", "Accept-Encoding");
     if (optedOut.has(ctx) || response.getHeader("content-encoding") !== undefined) return undefined;
     if (response.getHeader("cache-control")?.toLowerCase().includes("no-transform"))
       return undefined;

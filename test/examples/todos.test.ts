@@ -168,6 +168,30 @@ test("request ids, secure headers, ETags with 304, compression over 1 KiB and on
   );
 });
 
+test("the page is served in its embedded form: a content-hash ETag, 304, its br variant, one Vary", async () => {
+  await using app = todosApp();
+  const page = await app.request("/", { headers: { "accept-encoding": "br" } });
+  const tag = page.headers.get("etag") ?? "";
+  const again = await app.request("/", {
+    headers: { "accept-encoding": "br", "if-none-match": tag },
+  });
+  const plain = await app.request("/");
+  const script = await app.request("/page.js");
+  expect({
+    page: [page.status, page.headers.get("content-encoding"), page.headers.get("vary")],
+    tagIsAHash: /^"[^"]{16,}"$/.test(tag.replace(/-br"$/, '"')),
+    again: again.status,
+    plain: [plain.headers.get("content-type"), (await plain.text()).includes("<html")],
+    script: [script.status, script.headers.get("content-type")],
+  }).toEqual({
+    page: [200, "br", "Accept-Encoding"],
+    tagIsAHash: true,
+    again: 304,
+    plain: ["text/html; charset=utf-8", true],
+    script: [200, "text/javascript; charset=utf-8"],
+  });
+});
+
 test("over the wire: CORS on every answer (errors included), preflight, rate limit and a --db file", async () => {
   const scratch = mkdtempSync(join(tmpdir(), "corral-todos-"));
   const origin = "https://app.example";
