@@ -1,32 +1,17 @@
 import type { EngineErrorName } from "../errors.ts";
 import type { Exchange } from "../exchange.ts";
-import type { Limits } from "../limits.ts";
-import type { ParsedHead } from "../parser/parsed-head.ts";
 import { ClientGoneError } from "../response-errors.ts";
-import type { DeadlineKind, StatsCounters } from "../stats.ts";
+import type { DeadlineKind } from "../stats.ts";
+import type { ConnectionParts } from "./connection-parts.ts";
 import { type ConnectionPhase, closing, type Ending } from "./connection-phase.ts";
-import type { EngineContext } from "./engine-context.ts";
-import type { EngineSocket } from "./engine-socket.ts";
 import { errorResponseMaxBytes } from "./error-responses.ts";
 import type { HandlerRun } from "./handler-run.ts";
-import type { OutputChannel } from "./output-channel.ts";
-import type { RequestInput } from "./request-input.ts";
-import type { WorkerLease } from "./worker-lease.ts";
 
 /** How long a connection closed after an error keeps reading (and dropping) what the client sends. */
 const lingerMs = 1000;
 
 /** What the ending of a connection reads and changes of it. */
-export interface EndingHost {
-  readonly slot: number;
-  readonly context: EngineContext;
-  readonly limits: Limits;
-  readonly stats: StatsCounters;
-  readonly socket: EngineSocket | null;
-  readonly head: ParsedHead;
-  readonly input: RequestInput;
-  readonly output: OutputChannel;
-  readonly lease: WorkerLease;
+export interface EndingHost extends ConnectionParts {
   readonly run: HandlerRun;
   readonly exchange: Exchange | null;
   state: ConnectionPhase;

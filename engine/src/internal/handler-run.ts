@@ -1,7 +1,6 @@
 import type { Exchange } from "../exchange.ts";
-import type { Limits } from "../limits.ts";
-import type { ParsedHead } from "../parser/parsed-head.ts";
-import type { DeadlineKind, StatsCounters } from "../stats.ts";
+import type { DeadlineKind } from "../stats.ts";
+import type { ConnectionParts } from "./connection-parts.ts";
 import {
   type ConnectionPhase,
   closing,
@@ -9,30 +8,16 @@ import {
   handling,
   readingHead,
 } from "./connection-phase.ts";
-import type { EngineContext } from "./engine-context.ts";
-import type { EngineSocket } from "./engine-socket.ts";
-import type { OutputChannel } from "./output-channel.ts";
-import type { RequestInput } from "./request-input.ts";
 import type { ResponseDraft } from "./response-draft.ts";
 import type { StreamFraming } from "./stream-framing.ts";
 import type { StreamedBody } from "./streamed-body.ts";
 import type { WebSocketSwitch } from "./websocket-switch.ts";
-import type { WorkerLease } from "./worker-lease.ts";
 
 /** What a handler run reads and changes of its connection. */
-export interface HandlerRunHost {
-  readonly slot: number;
-  readonly context: EngineContext;
-  readonly limits: Limits;
-  readonly stats: StatsCounters;
-  readonly socket: EngineSocket | null;
-  readonly head: ParsedHead;
-  readonly input: RequestInput;
-  readonly output: OutputChannel;
+export interface HandlerRunHost extends ConnectionParts {
   readonly draft: ResponseDraft;
   readonly stream: StreamFraming;
   readonly upload: StreamedBody;
-  readonly lease: WorkerLease;
   readonly webSocket: WebSocketSwitch;
   readonly isHeadRequest: boolean;
   state: ConnectionPhase;

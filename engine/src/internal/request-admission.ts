@@ -1,11 +1,11 @@
 import { type EngineErrorName, errorNameOf } from "../errors.ts";
 import type { Exchange } from "../exchange.ts";
-import { engineHeaderReserveBytes, type Limits } from "../limits.ts";
-import type { ParsedHead } from "../parser/parsed-head.ts";
+import { engineHeaderReserveBytes } from "../limits.ts";
 import type { HeadLimits } from "../parser/request-head.ts";
 import { ClientGoneError } from "../response-errors.ts";
 import type { DeadlineKind, StatsCounters } from "../stats.ts";
 import { asciiBytes } from "./ascii.ts";
+import type { ConnectionParts } from "./connection-parts.ts";
 import {
   type ConnectionPhase,
   type Ending,
@@ -15,15 +15,12 @@ import {
   waitingWorker,
 } from "./connection-phase.ts";
 import { pathDispatchKey } from "./dispatch-key.ts";
-import type { EngineContext } from "./engine-context.ts";
-import type { EngineSocket } from "./engine-socket.ts";
 import type { HandlerRun } from "./handler-run.ts";
-import type { OutputChannel } from "./output-channel.ts";
 import { inputComplete, inputIncomplete, type RequestInput } from "./request-input.ts";
 import type { ResponseDraft } from "./response-draft.ts";
 import type { StreamFraming } from "./stream-framing.ts";
 import type { StreamedBody, StreamedBodyHost } from "./streamed-body.ts";
-import type { LeaseHost, WorkerLease } from "./worker-lease.ts";
+import type { LeaseHost } from "./worker-lease.ts";
 
 const continueLine = asciiBytes("HTTP/1.1 100 Continue\r\n\r\n");
 /**
@@ -34,19 +31,10 @@ const continueLine = asciiBytes("HTTP/1.1 100 Continue\r\n\r\n");
 export const requestsPerTurn = 64;
 
 /** What admission reads and changes of its connection. */
-export interface AdmissionHost {
-  readonly slot: number;
-  readonly context: EngineContext;
-  readonly limits: Limits;
-  readonly stats: StatsCounters;
-  readonly socket: EngineSocket | null;
-  readonly head: ParsedHead;
-  readonly input: RequestInput;
-  readonly output: OutputChannel;
+export interface AdmissionHost extends ConnectionParts {
   readonly draft: ResponseDraft;
   readonly stream: StreamFraming;
   readonly upload: StreamedBody;
-  readonly lease: WorkerLease;
   readonly run: HandlerRun;
   readonly exchange: Exchange | null;
   readonly deadlineKind: DeadlineKind | "linger";
