@@ -3,6 +3,7 @@ import { type Duration, toMilliseconds } from "./duration.ts";
 import type { Io } from "./io.ts";
 import type { RequestView } from "./request-view.ts";
 import type { ResponseDraft } from "./response-draft.ts";
+import { awaitWithWorkerGivenBack } from "./waiting/off-worker.ts";
 
 /**
  * What a handler gets: the borrowed request, the shared state, the typed route captures and
@@ -80,12 +81,7 @@ export class Context<Shared, Params, Locals> {
     const exchange = this.#exchange;
     if (!exchange.canReleaseWorker) return pending;
     this.request.releaseBody("before awaiting off the worker");
-    exchange.releaseWorker();
-    try {
-      return await pending;
-    } finally {
-      await exchange.acquireWorker();
-    }
+    return awaitWithWorkerGivenBack(exchange, pending);
   }
 
   /**
