@@ -19,7 +19,12 @@ export {
 export { reasonPhrase } from "./src/reason-phrase.ts";
 // A request body read as it arrives
 export { RequestBody } from "./src/request-body.ts";
-export { ClientGoneError, ResponseLimitError, StaleExchangeError } from "./src/response-errors.ts";
+export {
+  BodyTooLargeError,
+  ClientGoneError,
+  ResponseLimitError,
+  StaleExchangeError,
+} from "./src/response-errors.ts";
 export { ResponseStream } from "./src/response-stream.ts";
 // Starting and stopping
 export {

@@ -521,6 +521,8 @@ export class App<Shared, Locals extends object = NoLocals> {
         requestScopeEnabled() ? runInRequestScope(exchange, handle) : this.#handle(exchange),
       streamBodies: this.#streamsBodies ? (exchange) => this.#streamsBody(exchange) : undefined,
       dispatchKey: (exchange) => this.#dispatchKey(exchange),
+      // The App answers a body over its limit itself, so the 413 carries what middleware set.
+      dispatchOversizedBodies: true,
       log: null,
     });
     return this.#engine;
@@ -595,7 +597,8 @@ export class App<Shared, Locals extends object = NoLocals> {
           if (
             found.kind === "found" &&
             found.handler.continuation === undefined &&
-            found.handler.webSocket === undefined
+            found.handler.webSocket === undefined &&
+            exchange.bodyRefused === null
           ) {
             ctx.params = found.params;
             const route = found.handler;
@@ -728,6 +731,8 @@ export class App<Shared, Locals extends object = NoLocals> {
     const method = exchange.method;
     if (found.kind === "found") {
       ctx.params = found.params;
+      // A body over its limit: answered 413 through the middleware, the route never runs.
+      if (exchange.bodyRefused !== null) throw exchange.bodyRefused;
       const route = found.handler;
       if (route.continuation !== undefined) {
         return this.#continue(ctx, exchange, route.continuation);

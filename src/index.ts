@@ -2,6 +2,7 @@
 
 // From the engine, for handlers that catch them
 export {
+  BodyTooLargeError,
   ClientGoneError,
   closeCodes,
   defaultLimits,

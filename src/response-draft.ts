@@ -18,6 +18,8 @@ export class ResponseDraft {
   readonly #exchange: Exchange;
   #contentType: string | undefined;
   #stream: Stream | undefined;
+  /** The drafted body's length when the answer was published (read after the request). */
+  #finalBodyBytes = 0;
   #streamStatus = 200;
   #encoderFor: ((status: number, contentType: string) => StreamEncoder | undefined) | undefined;
   /** Status still 200 and no body drafted: the first body needs no reset of either. */
@@ -273,9 +275,19 @@ export class ResponseDraft {
     return this.#stream !== undefined;
   }
 
+  /**
+   * The body bytes of the answer: the drafted body's length, or what a stream has written so far
+   * (after a content coding, before chunk framing). Readable after the request, for log lines.
+   */
+  get bodyBytes(): number {
+    if (this.#stream !== undefined) return this.#stream.bodyBytes;
+    return this.#exchange.live ? this.body.length : this.#finalBodyBytes;
+  }
+
   /** @internal Writes the drafted Content-Type; called once when the handler is done. */
   finalize(): void {
     if (this.#stream !== undefined) return;
+    this.#finalBodyBytes = this.#exchange.draftedBody.length;
     if (this.#contentType !== undefined)
       this.#exchange.setHeader("Content-Type", this.#contentType);
     this.#contentType = undefined;

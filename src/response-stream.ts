@@ -135,6 +135,11 @@ export class Stream {
     return this.#stream.headersSent;
   }
 
+  /** Body bytes written so far (after a content coding, before chunk framing). */
+  get bodyBytes(): number {
+    return this.#stream.bodyBytes;
+  }
+
   /** Sends what is left and ends the body; resolves when the socket accepted the last bytes. */
   finish(): Promise<void> {
     if (!this.#encoded) return this.#stream.finish();

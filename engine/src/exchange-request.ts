@@ -2,7 +2,7 @@ import { latin1String, latin1StringReusing } from "./internal/ascii.ts";
 import type { ExchangeHost } from "./internal/exchange-host.ts";
 import type { PeerAddress } from "./internal/peer-address.ts";
 import { RequestBody } from "./request-body.ts";
-import { StaleExchangeError } from "./response-errors.ts";
+import { type BodyTooLargeError, StaleExchangeError } from "./response-errors.ts";
 
 /**
  * The request side of an `Exchange`: the head and body, borrowed from the engine's buffers, and
@@ -23,6 +23,7 @@ export class ExchangeRequest {
   #bodyReader: RequestBody | null = null;
   /** @internal The request body lived in a worker that was given back: it is gone. */
   protected bodyReleased = false;
+  #bodyRefused: BodyTooLargeError | null = null;
 
   /** @internal Made by the engine for each request. */
   constructor(connection: ExchangeHost, generation: number) {
@@ -236,6 +237,7 @@ export class ExchangeRequest {
    */
   get body(): Uint8Array {
     this.assertLive("request");
+    if (this.#bodyRefused !== null) throw this.#bodyRefused;
     if (this.host.upload.streamed) {
       throw new TypeError("corral: this request's body is streamed: read it with bodyStream()");
     }
@@ -243,6 +245,20 @@ export class ExchangeRequest {
       throw new TypeError("corral: the request body went with the released worker; read it before");
     }
     return this.host.body;
+  }
+
+  /**
+   * Why the body was refused, when it was over its limit and the engine option
+   * `dispatchOversizedBodies` hands such requests to the handler: reading it throws this error
+   * (a streamed read rejects with it). Null for every other request.
+   */
+  get bodyRefused(): BodyTooLargeError | null {
+    return this.#bodyRefused;
+  }
+
+  /** @internal The body is over its limit: the request runs without it. */
+  refuseBody(refusal: BodyTooLargeError): void {
+    this.#bodyRefused = refusal;
   }
 
   /** Whether this request's body is streamed (`bodyStream()`) rather than buffered (`body`). */
@@ -257,6 +273,7 @@ export class ExchangeRequest {
    */
   bodyStream(): RequestBody {
     this.assertLive("request");
+    if (this.#bodyRefused !== null) throw this.#bodyRefused;
     const upload = this.host.upload;
     if (!upload.streamed) {
       throw new TypeError("corral: this request's body is buffered: read it with body");

@@ -31,3 +31,26 @@ export class StaleExchangeError extends Error {
     this.name = "StaleExchangeError";
   }
 }
+
+/**
+ * The request body is over its limit (`maxBodyBytes`, or `maxStreamedBodyBytes` for a body the
+ * application streams). With the engine option `dispatchOversizedBodies` the request is still
+ * dispatched, without its body: reading the body throws (or rejects with) this error, which says
+ * its own status (`httpStatus` 413) so the application answers it like any error it maps, and the
+ * connection closes after that answer.
+ */
+export class BodyTooLargeError extends Error {
+  /** The limit the body is over. */
+  readonly limit: "maxBodyBytes" | "maxStreamedBodyBytes";
+  /** The limit's value in bytes. */
+  readonly limitBytes: number;
+  /** RFC 9110 §15.5.14: 413 Content Too Large. */
+  readonly httpStatus = 413;
+
+  constructor(limit: BodyTooLargeError["limit"], limitBytes: number) {
+    super(`the request body is over ${limit} (${limitBytes} bytes)`);
+    this.name = "BodyTooLargeError";
+    this.limit = limit;
+    this.limitBytes = limitBytes;
+  }
+}

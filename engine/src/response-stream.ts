@@ -17,11 +17,13 @@ export class ResponseStream {
   readonly #exchange: Exchange;
   readonly #framing: StreamFraming;
   #discarded = false;
+  #bodyBytes: number;
 
-  /** @internal Made by `exchange.stream()`. */
+  /** @internal Made by `exchange.stream()`, once the framing started. */
   constructor(exchange: Exchange, framing: StreamFraming) {
     this.#exchange = exchange;
     this.#framing = framing;
+    this.#bodyBytes = framing.bodyBytes;
   }
 
   /** Bytes of staging free for the next writes. */
@@ -41,7 +43,17 @@ export class ResponseStream {
   /** Copies as much of `bytes` as staging holds; returns the count taken (0 when full: flush). */
   write(bytes: Uint8Array): number {
     this.#assertUsable();
-    return this.#framing.write(bytes);
+    const taken = this.#framing.write(bytes);
+    this.#bodyBytes = this.#framing.bodyBytes;
+    return taken;
+  }
+
+  /**
+   * Body bytes the stream took so far (before chunk framing; a body drafted before `stream()`
+   * included). Kept once the request is over, so a log line can say what was sent.
+   */
+  get bodyBytes(): number {
+    return this.#bodyBytes;
   }
 
   /**
@@ -70,12 +82,14 @@ export class ResponseStream {
   commit(bytes: number): void {
     this.#assertUsable();
     this.#framing.commit(bytes);
+    this.#bodyBytes = this.#framing.bodyBytes;
   }
 
   /** Copies `text` as UTF-8; throws `ResponseLimitError` when staging cannot hold all of it. */
   writeText(text: string): void {
     this.#assertUsable();
     this.#framing.writeText(text);
+    this.#bodyBytes = this.#framing.bodyBytes;
   }
 
   /** Sends everything written so far; resolves when the socket accepted it. */

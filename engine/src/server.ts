@@ -46,6 +46,16 @@ export interface EngineOptions {
    * createEngine({ handler, dispatchKey: (exchange) => (exchange.path.startsWith("/api/") ? 1 : 0) });
    */
   readonly dispatchKey?: DispatchKey;
+  /**
+   * When true, a request whose body is over its limit (`maxBodyBytes`, or `maxStreamedBodyBytes`
+   * for a streamed body; declared or found while reading chunks) is still dispatched, without
+   * its body: `exchange.bodyRefused` holds a `BodyTooLargeError` (`httpStatus` 413), reading the
+   * body throws it, and the handler answers it as it answers its own errors (the App does so
+   * through its middleware, so a 413 carries their headers). What the client still sends is
+   * dropped, and the connection closes after the answer. False (the default): the engine
+   * answers 413 itself and the handler never runs.
+   */
+  readonly dispatchOversizedBodies?: boolean;
   /** Where the budget line goes; `console.log` by default, `null` for silence. */
   readonly log?: ((line: string) => void) | null;
 }
@@ -166,6 +176,7 @@ export function createEngine(options: EngineOptions): Engine {
     handler: options.handler,
     streamBodies: options.streamBodies ?? null,
     dispatchKey: options.dispatchKey ?? null,
+    dispatchOversizedBodies: options.dispatchOversizedBodies === true,
     date: new CachedDateHeader(Date.now()),
     errorResponses: buildErrorResponses(limits),
     now: performance.now(),

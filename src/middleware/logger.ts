@@ -17,7 +17,10 @@ export interface RequestLogLine {
   readonly durationMs: number;
   /** Request body bytes (its Content-Length). */
   readonly bytesIn: number;
-  /** Response body bytes drafted; null for a stream (sent as it was written). */
+  /**
+   * Response body bytes: the drafted body, or what a stream wrote (after a content coding,
+   * before chunk framing); null when no answer was decided (the client left first).
+   */
   readonly bytesOut: number | null;
   readonly remoteAddress: string | null;
   /** How the request ended; "timeout" when a deadline of the engine ended it. */
@@ -80,6 +83,8 @@ export function logger(options: LoggerOptions = {}) {
     cleanup(ctx, outcome) {
       const entry = started.get(ctx);
       if (entry === undefined) return;
+      // A stream's bytes are counted once it is over: the handler may return before its end.
+      if (ctx.response.streaming) entry.bytesOut = ctx.response.bodyBytes;
       queue.push(`${JSON.stringify(lineOf(ctx, entry, outcome))}\n`);
     },
   });

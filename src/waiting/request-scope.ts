@@ -6,11 +6,12 @@ import type { Exchange } from "corral/engine";
  * being handed the `ctx` (a `WorkerPool` job awaited as `await pool.run(job)`). Handlers run in
  * it only once such a service exists (`enableRequestScope`): an App without one pays nothing.
  */
-const scope = new AsyncLocalStorage<Exchange>();
+let scope: AsyncLocalStorage<Exchange> | undefined;
 let enabled = false;
 
 /** Makes every handler run from now on know its request (called by `new WorkerPool`). */
 export function enableRequestScope(): void {
+  scope ??= new AsyncLocalStorage<Exchange>();
   enabled = true;
 }
 
@@ -24,10 +25,10 @@ export function runInRequestScope<Result>(
   exchange: Exchange,
   handler: (exchange: Exchange) => Result,
 ): Result {
-  return scope.run(exchange, handler, exchange);
+  return scope!.run(exchange, handler, exchange);
 }
 
 /** The request whose handler (or a promise it awaits) runs now, if any. */
 export function currentExchange(): Exchange | undefined {
-  return enabled ? scope.getStore() : undefined;
+  return enabled ? scope!.getStore() : undefined;
 }

@@ -163,7 +163,7 @@ test("json(): the body as JSON; invalid JSON or UTF-8 is a 400 DecodeError; boun
     [400, "Bad Request: the request body is not valid UTF-8\n"],
     [200, "invalidJson\n"],
     [200, "invalidUtf8\n"],
-    [413, "Content Too Large: request body over the limit\n"],
+    [413, "Content Too Large: the request body is over maxBodyBytes (32 bytes)\n"],
   ]);
   await app.stop();
 });

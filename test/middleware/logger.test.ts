@@ -151,3 +151,26 @@ test("a slow sink never holds requests: lines past maxQueuedLines are dropped an
   expect(log.stats()).toEqual({ written: 3, dropped: 2, queued: 0 });
   await app.stop();
 });
+
+test("bytesOut counts what a stream wrote, also when the handler returned before its end", async () => {
+  const { lines, sink } = collector();
+  const app = new App({ shared: {}, log: null }).use(logger({ sink }));
+  app.get("/stream", async (ctx) => {
+    const writer = ctx.response.stream(200, "text/plain").writer();
+    await writer.writeAll("x".repeat(3000));
+    await writer.flush();
+    await writer.writeAll("y".repeat(17));
+  });
+  app.get("/drafted", (ctx) => ctx.response.text(200, "12345"));
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  client.send("GET /stream HTTP/1.1\r\nHost: h\r\n\r\nGET /drafted HTTP/1.1\r\nHost: h\r\n\r\n");
+  const [streamed, drafted] = await client.responses(2);
+  expect([streamed!.text.length, drafted!.text]).toEqual([3017, "12345"]);
+  await waitUntil(() => lines.length === 2, "both log lines");
+  expect(lines.map((line) => [line.path, line.bytesOut])).toEqual([
+    ["/stream", 3017],
+    ["/drafted", 5],
+  ]);
+  await app.stop();
+});

@@ -41,6 +41,8 @@ export interface EngineContext {
   readonly scheduler: WorkerScheduler;
   /** WebSocket message buffers, counters and the per-turn flush. */
   readonly webSockets: WebSocketEngine;
+  /** Whether a body over its limit is the handler's to answer (`BodyTooLargeError`). */
+  readonly dispatchOversizedBodies: boolean;
   /** The application's dispatch keys (the App's routes); null: the path is the key. */
   readonly dispatchKey: DispatchKey | null;
   /**

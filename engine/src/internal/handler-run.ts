@@ -145,9 +145,10 @@ export class HandlerRun {
       host.ending === "stay" &&
       !host.upload.open;
     if (!keepAlive) {
-      // A streamed body the handler did not read to its end: what the client still sends is
-      // read and dropped for a moment after the answer, so that it reads the answer.
-      host.ending = host.upload.open ? "linger" : "close";
+      // A streamed body the handler did not read to its end, or a body refused for its size:
+      // what the client still sends is read and dropped for a moment after the answer, so that
+      // it reads the answer.
+      host.ending = host.upload.open || host.ending === "linger" ? "linger" : "close";
       return "close";
     }
     return host.head.versionMinor === 0 ? "keep-alive" : "default";

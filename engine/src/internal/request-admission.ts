@@ -2,7 +2,7 @@ import { type EngineErrorName, errorNameOf } from "../errors.ts";
 import type { Exchange } from "../exchange.ts";
 import { engineHeaderReserveBytes } from "../limits.ts";
 import type { HeadLimits } from "../parser/request-head.ts";
-import { ClientGoneError } from "../response-errors.ts";
+import { BodyTooLargeError, ClientGoneError } from "../response-errors.ts";
 import type { DeadlineKind, StatsCounters } from "../stats.ts";
 import { asciiBytes } from "./ascii.ts";
 import type { ConnectionParts } from "./connection-parts.ts";
@@ -38,7 +38,7 @@ export interface AdmissionHost extends ConnectionParts {
   readonly run: HandlerRun;
   readonly exchange: Exchange | null;
   readonly deadlineKind: DeadlineKind | "linger";
-  readonly ending: Ending;
+  ending: Ending;
   state: ConnectionPhase;
   isHeadRequest: boolean;
   /** Requests the connection may still dispatch in this turn of the event loop. */
@@ -74,10 +74,15 @@ export class RequestAdmission implements LeaseHost, StreamedBodyHost {
   constructor(host: AdmissionHost) {
     this.#host = host;
     const limits = host.context.limits;
+    // A body over its limit is refused once the worker is there (`#bodyTooLarge`) when the
+    // application answers it: the head parser lets every declared length through then.
+    const headBodyLimit = host.context.dispatchOversizedBodies
+      ? Number.MAX_SAFE_INTEGER
+      : Math.max(limits.maxBodyBytes, limits.maxStreamedBodyBytes);
     this.#headLimits =
-      host.context.streamBodies === null
+      host.context.streamBodies === null && !host.context.dispatchOversizedBodies
         ? limits
-        : { ...limits, maxBodyBytes: Math.max(limits.maxBodyBytes, limits.maxStreamedBodyBytes) };
+        : { ...limits, maxBodyBytes: headBodyLimit };
     this.#dispatchRoom = limits.maxResponseHeaderBytes + engineHeaderReserveBytes;
     this.#nextTurn = () => {
       this.#turnScheduled = false;
@@ -205,10 +210,42 @@ export class RequestAdmission implements LeaseHost, StreamedBodyHost {
     const result = host.input.readBody(host.draft.worker!.body, host.limits);
     if (result === inputIncomplete) return false;
     if (result !== inputComplete) {
-      host.fail(errorNameOf(result));
+      const name = errorNameOf(result);
+      if (name === "bodyTooLarge") return this.#bodyTooLarge("maxBodyBytes");
+      host.fail(name);
       return false;
     }
     return host.run.dispatch();
+  }
+
+  /**
+   * The body is over `limit`: the engine answers 413, or, when the application answers it
+   * (`dispatchOversizedBodies`), the request is dispatched without its body. True when the
+   * handler ran and the request is over.
+   */
+  #bodyTooLarge(limit: BodyTooLargeError["limit"]): boolean {
+    const refusal = this.#refuseBody(limit);
+    if (refusal === null) {
+      this.#host.fail("bodyTooLarge");
+      return false;
+    }
+    return this.#host.run.dispatch();
+  }
+
+  /**
+   * Takes the request off its body when the application answers oversized bodies: the exchange
+   * carries the refusal, what the client still sends is dropped, and the connection lingers and
+   * closes after the answer (the rest of the body is never read). Null when the engine answers.
+   */
+  #refuseBody(limit: BodyTooLargeError["limit"]): BodyTooLargeError | null {
+    const host = this.#host;
+    if (!host.context.dispatchOversizedBodies || host.stream.headSent) return null;
+    host.stats.countError("bodyTooLarge");
+    const refusal = new BodyTooLargeError(limit, host.limits[limit]);
+    host.exchange!.refuseBody(refusal);
+    host.ending = "linger";
+    host.input.dropPending(null);
+    return refusal;
   }
 
   #beginBody(): void {
@@ -219,6 +256,10 @@ export class RequestAdmission implements LeaseHost, StreamedBodyHost {
     host.setDeadline("body", host.limits.bodyDeadlineMs);
     if (host.context.streamBodies !== null && host.input.expectsBody) {
       if (this.#beginStreamedBody()) return;
+    } else if (host.head.contentLength > host.limits.maxBodyBytes) {
+      // Only when the application answers oversized bodies: the head parser refused it else.
+      this.#bodyTooLarge("maxBodyBytes");
+      return;
     }
     // RFC 9110 §10.1.1: 100-continue only once the request is accepted, and only when the
     // client is still waiting (no body bytes have come yet). The dispatch room covers the line.
@@ -251,10 +292,9 @@ export class RequestAdmission implements LeaseHost, StreamedBodyHost {
       host.run.settled(exchange, error, true);
       return true;
     }
-    const declared = host.head.contentLength;
-    const limit = streamed ? host.limits.maxStreamedBodyBytes : host.limits.maxBodyBytes;
-    if (declared > limit) {
-      host.fail("bodyTooLarge");
+    const limit = streamed ? "maxStreamedBodyBytes" : "maxBodyBytes";
+    if (host.head.contentLength > host.limits[limit]) {
+      this.#bodyTooLarge(limit);
       return true;
     }
     if (!streamed) return false;
@@ -284,6 +324,10 @@ export class RequestAdmission implements LeaseHost, StreamedBodyHost {
   bodyEnded(): void {
     const host = this.#host;
     if (host.deadlineKind !== "stream") host.setDeadline("request", host.limits.requestDeadlineMs);
+  }
+
+  bodyRefused(name: EngineErrorName): Error | null {
+    return name === "bodyTooLarge" ? this.#refuseBody("maxStreamedBodyBytes") : null;
   }
 
   bodyFailed(name: EngineErrorName): void {

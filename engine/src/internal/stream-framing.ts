@@ -149,6 +149,11 @@ export class StreamFraming {
     return draft.worker!.staging.subarray(start, start + free);
   }
 
+  /** Body bytes the stream took so far (before chunk framing), drafted ones included. */
+  get bodyBytes(): number {
+    return this.#streamedBytes;
+  }
+
   /** Takes `bytes` written into `stagingWindow()` as the next part of the body. */
   commit(bytes: number): void {
     this.#checkWritable();

@@ -15,6 +15,11 @@ export interface StreamedBodyHost {
   bodyProgressed(): void;
   /** The last piece was handed over: the request deadline applies from now. */
   bodyEnded(): void;
+  /**
+   * The body broke rule `name`: the error the handler's read rejects with when the application
+   * answers it (the connection closes after that answer), else null.
+   */
+  bodyRefused(name: EngineErrorName): Error | null;
   /** The body broke a rule: the engine answers the error and closes. */
   bodyFailed(name: EngineErrorName): void;
 }
@@ -120,8 +125,9 @@ export class StreamedBody {
     if (result === inputIncomplete) return undefined;
     if (result !== inputComplete) {
       const name = errorNameOf(result);
-      this.clientGone(new ClientGoneError(`the request body failed: ${name}`));
-      this.#host.bodyFailed(name);
+      const refusal = this.#host.bodyRefused(name);
+      this.clientGone(refusal ?? new ClientGoneError(`the request body failed: ${name}`));
+      if (refusal === null) this.#host.bodyFailed(name);
       return undefined;
     }
     const piece = input.piece;
