@@ -281,13 +281,13 @@ export class ResponseDraft {
    */
   get bodyBytes(): number {
     if (this.#stream !== undefined) return this.#stream.bodyBytes;
-    return this.#exchange.live ? this.body.length : this.#finalBodyBytes;
+    return this.#exchange.live ? this.#exchange.draftedBodyLength : this.#finalBodyBytes;
   }
 
   /** @internal Writes the drafted Content-Type; called once when the handler is done. */
   finalize(): void {
     if (this.#stream !== undefined) return;
-    this.#finalBodyBytes = this.#exchange.draftedBody.length;
+    this.#finalBodyBytes = this.#exchange.draftedBodyLength;
     if (this.#contentType !== undefined)
       this.#exchange.setHeader("Content-Type", this.#contentType);
     this.#contentType = undefined;

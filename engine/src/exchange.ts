@@ -82,6 +82,12 @@ export class Exchange extends ExchangeRequest {
     return this.host.draft.stagedLength;
   }
 
+  /** The drafted body's length in bytes (without making a view of it); 0 for a stream. */
+  get draftedBodyLength(): number {
+    this.assertLive("response");
+    return this.#stream !== null ? 0 : this.host.draft.bodyLength;
+  }
+
   /**
    * The drafted body as it stands, without a copy: a view of the staged bytes (valid until the
    * body changes) or the borrowed bytes. A stream's bytes are not here (a `TypeError`).
