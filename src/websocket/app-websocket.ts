@@ -21,8 +21,8 @@ export class AppWebSocket<Data = undefined, Params = Readonly<Record<string, str
   readonly remoteAddress: string | undefined;
   #session: WebSocketSession | null = null;
   readonly #rooms: Rooms;
-  /** Rooms this socket joined: left when it closes. */
-  readonly joined = new Set<string>();
+  /** Made on the first join: most sockets of an echo or a feed never join a room. */
+  #joined: Set<string> | undefined;
 
   /** @internal Made by the App at upgrade. */
   constructor(rooms: Rooms, data: Data, params: Params, remoteAddress: string | undefined) {
@@ -30,6 +30,17 @@ export class AppWebSocket<Data = undefined, Params = Readonly<Record<string, str
     this.data = data;
     this.params = params;
     this.remoteAddress = remoteAddress;
+  }
+
+  /** Rooms this socket joined: left when it closes. */
+  get joined(): ReadonlySet<string> {
+    return this.#joined ?? noRooms;
+  }
+
+  /** @internal The rooms set that `Rooms` changes. */
+  joinedRooms(): Set<string> {
+    this.#joined ??= new Set();
+    return this.#joined;
   }
 
   /** @internal The engine's session, once upgraded. */
@@ -91,3 +102,5 @@ export class AppWebSocket<Data = undefined, Params = Readonly<Record<string, str
     return this.#rooms.publish(room, message);
   }
 }
+
+const noRooms: ReadonlySet<string> = new Set<string>();

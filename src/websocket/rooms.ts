@@ -63,12 +63,13 @@ export class Rooms {
       this.#rooms.set(room, members);
     }
     members.add(socket);
-    socket.joined.add(room);
+    socket.joinedRooms().add(room);
   }
 
   /** Removes `socket` from `room`. */
   leave(room: string, socket: AppWebSocket<unknown, unknown>): void {
-    if (!socket.joined.delete(room)) return;
+    if (!socket.joined.has(room)) return;
+    socket.joinedRooms().delete(room);
     const members = this.#rooms.get(room);
     if (members === undefined) return;
     members.delete(socket);

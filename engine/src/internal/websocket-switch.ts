@@ -16,6 +16,7 @@ import type { OutputChannel } from "./output-channel.ts";
 import { outputBlocked, outputClosed } from "./output-channel.ts";
 import type { RequestInput } from "./request-input.ts";
 import type { ResponseDraft } from "./response-draft.ts";
+import { upgradeWeight } from "./young-collection.ts";
 
 /** What the protocol switch reads and calls on its connection. */
 export interface SwitchHost {
@@ -104,6 +105,7 @@ export class WebSocketSwitch implements WebSocketTransport {
     host.stats.bytesOut += took;
     if (took < head.length) output.append(took === 0 ? head : head.subarray(took));
     host.stats.countResponse(101);
+    host.context.youngCollection.count(upgradeWeight);
     this.#leftover = host.input.takeRemaining();
     host.run.requestDone();
     host.state = webSocketPhase;

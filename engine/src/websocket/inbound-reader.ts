@@ -9,24 +9,27 @@ import {
 import { MessageAssembly } from "./message-assembly.ts";
 import type { MessageBufferPool, MessageBufferWaiter } from "./message-buffer-pool.ts";
 
-/** What the reader hands to its session. */
-export interface InboundHost {
+/**
+ * What the reader hands to its session. One object serves every session of a kind: each call
+ * names the session (`owner`), so a reader costs no closures of its own.
+ */
+export interface InboundHost<Owner> {
   /** Whether data messages are still delivered (no close started by either side). */
-  acceptsMessages(): boolean;
+  acceptsMessages(owner: Owner): boolean;
   /** A whole message, borrowed until the returned promise settles (or the call returns). */
-  message(data: Uint8Array, isText: boolean): void | Promise<void>;
+  message(owner: Owner, data: Uint8Array, isText: boolean): void | Promise<void>;
   /** A whole control frame (`parser.controlOpcode`, `parser.controlPayload()`). */
-  control(parser: FrameParser): void;
+  control(owner: Owner, parser: FrameParser): void;
   /** The peer broke the protocol or a limit: close with `code`. */
-  protocolError(code: number, reason: string): void;
+  protocolError(owner: Owner, code: number, reason: string): void;
   /** The message handler threw or rejected. */
-  messageFailed(error: unknown): void;
+  messageFailed(owner: Owner, error: unknown): void;
   /** A message began and did not end in the same run (its deadline starts). */
-  messageStarted(): void;
+  messageStarted(owner: Owner): void;
   /** A message assembled across runs is complete. */
-  messageAssembled(): void;
+  messageAssembled(owner: Owner): void;
   /** A pass over the input ended: what it made the session send may go out. */
-  inputDone(): void;
+  inputDone(owner: Owner): void;
 }
 
 /**
@@ -35,8 +38,9 @@ export interface InboundHost {
  * together in reserved memory (`MessageAssembly`), waiting for a pool buffer when they must. One
  * message is handled at a time: nothing more is parsed until its handler settles.
  */
-export class InboundReader implements MessageBufferWaiter {
-  readonly #host: InboundHost;
+export class InboundReader<Owner> implements MessageBufferWaiter {
+  readonly #host: InboundHost<Owner>;
+  readonly #owner: Owner;
   readonly #parser: FrameParser;
   readonly #assembly: MessageAssembly;
   #pending: Uint8Array | null = null;
@@ -48,11 +52,19 @@ export class InboundReader implements MessageBufferWaiter {
   #heldEndsMessage = false;
   /** Whether a pass over the input is under way (sends made in it leave with its flush). */
   processing = false;
-  readonly #onSettled = () => this.#handled();
-  readonly #onFailed = (error: unknown) => this.#failed(error);
+  /** Made the first time a handler returns a promise (most never do, or not on every socket). */
+  #onSettled: (() => void) | null = null;
+  #onFailed: ((error: unknown) => void) | null = null;
 
-  constructor(host: InboundHost, limits: FrameLimits, small: Uint8Array, pool: MessageBufferPool) {
+  constructor(
+    host: InboundHost<Owner>,
+    owner: Owner,
+    limits: FrameLimits,
+    small: Uint8Array,
+    pool: MessageBufferPool,
+  ) {
     this.#host = host;
+    this.#owner = owner;
     this.#parser = new FrameParser(limits);
     this.#assembly = new MessageAssembly(small, pool);
   }
@@ -111,17 +123,17 @@ export class InboundReader implements MessageBufferWaiter {
       const event = parser.parse(bytes, this.#position, bytes.length);
       this.#position = parser.position;
       if (event === frameData) {
-        if (this.#host.acceptsMessages()) this.#dataRun(bytes);
+        if (this.#host.acceptsMessages(this.#owner)) this.#dataRun(bytes);
       } else if (event === frameControl) {
-        this.#host.control(parser);
+        this.#host.control(this.#owner, parser);
       } else if (event === frameError) {
-        this.#host.protocolError(parser.closeCode, parser.errorReason);
+        this.#host.protocolError(this.#owner, parser.closeCode, parser.errorReason);
       } else {
         this.#pending = null;
       }
     }
     this.processing = false;
-    this.#host.inputDone();
+    this.#host.inputDone(this.#owner);
   }
 
   #dataRun(bytes: Uint8Array): void {
@@ -134,7 +146,7 @@ export class InboundReader implements MessageBufferWaiter {
       this.#deliver(view, parser.messageOpcode === opcodeText);
       return;
     }
-    if (parser.messageStarted) this.#host.messageStarted();
+    if (parser.messageStarted) this.#host.messageStarted(this.#owner);
     if (!this.#assembly.append(bytes, payloadStart, payloadEnd, this)) {
       this.#heldStart = payloadStart;
       this.#heldEnd = payloadEnd;
@@ -145,7 +157,7 @@ export class InboundReader implements MessageBufferWaiter {
   }
 
   #deliverAssembled(): void {
-    this.#host.messageAssembled();
+    this.#host.messageAssembled(this.#owner);
     this.#deliver(this.#assembly.message(), this.#parser.messageOpcode === opcodeText);
   }
 
@@ -153,12 +165,14 @@ export class InboundReader implements MessageBufferWaiter {
     this.#handling = true;
     let result: void | Promise<void>;
     try {
-      result = this.#host.message(data, isText);
+      result = this.#host.message(this.#owner, data, isText);
     } catch (error) {
       this.#failed(error);
       return;
     }
     if (result instanceof Promise) {
+      this.#onSettled ??= () => this.#handled();
+      this.#onFailed ??= (error: unknown) => this.#failed(error);
       result.then(this.#onSettled, this.#onFailed);
       return;
     }
@@ -177,7 +191,7 @@ export class InboundReader implements MessageBufferWaiter {
 
   #failed(error: unknown): void {
     this.#done();
-    this.#host.messageFailed(error);
+    this.#host.messageFailed(this.#owner, error);
     // A handler that threw synchronously is inside a pass already: that pass goes on.
     if (!this.processing) this.process();
   }

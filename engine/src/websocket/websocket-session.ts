@@ -36,7 +36,7 @@ export class WebSocketSession {
   readonly #context: WebSocketContext;
   readonly #handler: WebSocketHandler;
   readonly #limits: WebSocketLimits;
-  readonly #reader: InboundReader;
+  readonly #reader: InboundReader<WebSocketSession>;
   readonly #queue: OutboundQueue;
   /** The selected subprotocol, or "" when none. */
   readonly protocol: string;
@@ -73,7 +73,8 @@ export class WebSocketSession {
     this.#handler = handler;
     this.#limits = limits;
     this.protocol = protocol;
-    this.#reader = new InboundReader(this.#inbound, limits, storage.small, context.pool);
+    const inbound = WebSocketSession.#inbound;
+    this.#reader = new InboundReader(inbound, this, limits, storage.small, context.pool);
     this.#queue = new OutboundQueue(storage.batch);
     this.#lastInboundAt = context.now();
     // Reads stay paused until the 101 is out (`start`).
@@ -258,27 +259,26 @@ export class WebSocketSession {
 
   // ---- input (the reader's calls) ------------------------------------------------------------
 
-  readonly #inbound: InboundHost = {
-    acceptsMessages: () => this.#state === stateOpen,
-    message: (data, isText) => {
-      this.#context.counters.messagesIn++;
-      return this.#handler.message(this, data, isText);
+  /** The reader's calls, one object for every session (see `InboundHost`). */
+  static readonly #inbound: InboundHost<WebSocketSession> = {
+    acceptsMessages: (session) => session.#state === stateOpen,
+    message: (session, data, isText) => {
+      session.#context.counters.messagesIn++;
+      return session.#handler.message(session, data, isText);
     },
-    control: (parser) => this.#control(parser),
-    protocolError: (code, reason) => this.#fail(code, reason),
-    messageFailed: () => {
-      // RFC 6455 §7.4.1: 1011, the server met a condition that kept it from the request.
-      this.#startClose(closeCodes.internalError, "", "normal");
+    control: (session, parser) => session.#control(parser),
+    protocolError: (session, code, reason) => session.#fail(code, reason),
+    // RFC 6455 §7.4.1: 1011, the server met a condition that kept it from the request.
+    messageFailed: (session) => session.#startClose(closeCodes.internalError, "", "normal"),
+    messageStarted: (session) => {
+      session.#messageDeadlineAt = session.#context.now() + session.#limits.messageDeadlineMs;
     },
-    messageStarted: () => {
-      this.#messageDeadlineAt = this.#context.now() + this.#limits.messageDeadlineMs;
+    messageAssembled: (session) => {
+      session.#messageDeadlineAt = Number.POSITIVE_INFINITY;
     },
-    messageAssembled: () => {
-      this.#messageDeadlineAt = Number.POSITIVE_INFINITY;
-    },
-    inputDone: () => {
-      this.flush();
-      this.#adjustReading();
+    inputDone: (session) => {
+      session.flush();
+      session.#adjustReading();
     },
   };
 
