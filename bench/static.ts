@@ -57,22 +57,25 @@ export interface StaticPlan {
   readonly log: (text: string) => void;
 }
 
-/** Each server in its own process; every file plain, then the small files conditional. */
+/**
+ * Every file plain, then the small files conditional, each row on a fresh process of each server:
+ * its peak RSS is that row's, not the most an earlier row left behind.
+ */
 export async function runStatic(plan: StaticPlan): Promise<StaticRun[]> {
   const directory = mkdtempSync(`${tmpdir()}/corral-bench-static-`);
   const runs: StaticRun[] = [];
   try {
     writeStaticFiles(directory);
     for (const server of servers) {
-      const process = await ServerProcess.start({
-        script: server.script,
-        pinPrefix: plan.pinning.server,
-        cwd: plan.repoRoot,
-        args: ["--dir", directory],
-      });
-      try {
-        for (const file of staticFiles) {
-          for (const conditional of file.bytes > 65536 ? [false] : [false, true]) {
+      for (const file of staticFiles) {
+        for (const conditional of file.bytes > 65536 ? [false] : [false, true]) {
+          const process = await ServerProcess.start({
+            script: server.script,
+            pinPrefix: plan.pinning.server,
+            cwd: plan.repoRoot,
+            args: ["--dir", directory],
+          });
+          try {
             plan.log(
               `  static ${file.name}${conditional ? " (304)" : ""} / ${server.label}, ${plan.durationSeconds} s ... `,
             );
@@ -84,10 +87,10 @@ export async function runStatic(plan: StaticPlan): Promise<StaticRun[]> {
             );
             if (run.error !== null) plan.log("\n");
             runs.push(run);
+          } finally {
+            await process.stop();
           }
         }
-      } finally {
-        await process.stop();
       }
     }
   } finally {
