@@ -18,8 +18,6 @@ export class ResponseDraft {
   readonly #exchange: Exchange;
   #contentType: string | undefined;
   #stream: Stream | undefined;
-  /** The drafted body's length when the answer was published (read after the request). */
-  #finalBodyBytes = 0;
   #streamStatus = 200;
   #encoderFor: ((status: number, contentType: string) => StreamEncoder | undefined) | undefined;
   /** Status still 200 and no body drafted: the first body needs no reset of either. */
@@ -276,18 +274,18 @@ export class ResponseDraft {
   }
 
   /**
-   * The body bytes of the answer: the drafted body's length, or what a stream has written so far
-   * (after a content coding, before chunk framing). Readable after the request, for log lines.
+   * The body bytes of the answer: what a stream has written so far (after a content coding,
+   * before chunk framing), readable after the request too, for log lines; or, while the request
+   * lasts, the drafted body's length.
    */
   get bodyBytes(): number {
     if (this.#stream !== undefined) return this.#stream.bodyBytes;
-    return this.#exchange.live ? this.#exchange.draftedBodyLength : this.#finalBodyBytes;
+    return this.#exchange.draftedBodyLength;
   }
 
   /** @internal Writes the drafted Content-Type; called once when the handler is done. */
   finalize(): void {
     if (this.#stream !== undefined) return;
-    this.#finalBodyBytes = this.#exchange.draftedBodyLength;
     if (this.#contentType !== undefined)
       this.#exchange.setHeader("Content-Type", this.#contentType);
     this.#contentType = undefined;

@@ -15,7 +15,7 @@ export const requestsPerYoungCollection = 16_384;
  * setup) next to the session that stays: in a burst of 2,000 upgrades, left to the usual count,
  * that garbage grew the heap by about 6 KiB per socket and the pages stayed resident after the
  * collection (11.2 KiB of RSS per idle socket); counted as 128 requests (a young collection
- * every 128 upgrades), 5.4 KiB.
+ * every 128 upgrades), 5.4-6.4 KiB.
  */
 export const upgradeWeight = 128;
 
