@@ -48,11 +48,11 @@ export function rateLimit(options: RateLimitOptions) {
   }
   const policy = `"${name}";q=${limit};w=${Math.ceil(windowMs / 1000)}`;
   const answer = (ctx: AnyContext, decision: RateLimitDecision): undefined => {
-    const reset = Math.ceil(decision.resetMs / 1000);
+    const reset = wholeSeconds(decision.resetMs);
     ctx.response.header("RateLimit-Policy", policy);
     ctx.response.header("RateLimit", `"${name}";r=${decision.remaining};t=${reset}`);
     if (decision.allowed) return;
-    const retryAfter = String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000)));
+    const retryAfter = String(Math.max(1, wholeSeconds(decision.retryAfterMs)));
     throw new HttpError(429, "Too Many Requests", { headers: { "Retry-After": retryAfter } });
   };
   return middleware({
@@ -62,4 +62,13 @@ export function rateLimit(options: RateLimitOptions) {
       return answer(ctx, decision);
     },
   });
+}
+
+/**
+ * Milliseconds as whole seconds, rounded up. The store's times are sums and differences of
+ * fractional clock readings, so an exact 20 s can come out as 20000.00000000006 ms: whole
+ * milliseconds first, or the header would say 21.
+ */
+function wholeSeconds(milliseconds: number): number {
+  return Math.ceil(Math.round(milliseconds) / 1000);
 }

@@ -42,6 +42,18 @@ test("N requests pass, the N+1st from the same peer is a 429 with Retry-After an
   await app.stop();
 });
 
+test("the RateLimit seconds are whole despite the clock's fractions (an exact 20 s says 20)", async () => {
+  // At this reading, (now + 20000) - now is 20000.00000000006 in floating point.
+  const now = 521591.5036364942;
+  expect(now + 20_000 - now).toBeGreaterThan(20_000);
+  const store = new RateLimitTable({ capacity: 4, now: () => now });
+  const app = new App({ shared: {} }).use(rateLimit({ limit: 3, windowMs: 60_000, store }));
+  app.get("/", (ctx) => ctx.response.text(200, "ok"));
+  const response = await app.request("/");
+  expect(response.headers.get("ratelimit")).toBe('"default";r=2;t=20');
+  await app.stop();
+});
+
 test("GCRA over a fixed table: quota spreads over the window; a full table evicts, counted", () => {
   let now = 1_000;
   const table = new RateLimitTable({ capacity: 4, now: () => now });
