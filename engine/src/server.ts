@@ -302,6 +302,7 @@ export function createEngine(options: EngineOptions): Engine {
           },
           data(socket: Socket<number>, chunk: Uint8Array) {
             const slot = socket.data;
+            context.youngCollection.countInbound(chunk.length);
             if (slot >= 0) connections[slot]!.onData(chunk, true);
             else releaseChunk(chunk);
           },

@@ -46,6 +46,9 @@ export class InboundReader<Owner> implements MessageBufferWaiter {
   #pending: Uint8Array | null = null;
   #position = 0;
   #handling = false;
+  /** The message being handled when it was handed over in place, and the chunk it lies in. */
+  #lentView: Uint8Array | null = null;
+  #lentChunk: Uint8Array | null = null;
   /** A payload run kept in the pending chunk while the assembly waits for a buffer. */
   #heldStart = 0;
   #heldEnd = 0;
@@ -72,6 +75,16 @@ export class InboundReader<Owner> implements MessageBufferWaiter {
   /** Whether reading must pause: a message is being handled, waits for a buffer, or bytes wait. */
   get busy(): boolean {
     return this.#handling || this.#assembly.waiting || this.#pending !== null;
+  }
+
+  /**
+   * The chunk that `view` lies in, when `view` is the message being handled and was handed over
+   * in place; else null. The bytes before it held the client's frame header, which a client
+   * must mask: it is 4 bytes longer than a server header for the same length, so a reply frame
+   * can be built around the payload where it lies, without a copy.
+   */
+  chunkOfLent(view: Uint8Array): Uint8Array | null {
+    return view === this.#lentView ? this.#lentChunk : null;
   }
 
   /** Bytes from the socket; `owned` false when the caller keeps them (they are copied). */
@@ -143,6 +156,8 @@ export class InboundReader<Owner> implements MessageBufferWaiter {
       // The whole message came in this chunk: handed over in place, nothing copied.
       const length = payloadEnd - payloadStart;
       const view = new Uint8Array(bytes.buffer, bytes.byteOffset + payloadStart, length);
+      this.#lentView = view;
+      this.#lentChunk = bytes;
       this.#deliver(view, parser.messageOpcode === opcodeText);
       return;
     }
@@ -181,6 +196,8 @@ export class InboundReader<Owner> implements MessageBufferWaiter {
 
   #done(): void {
     this.#handling = false;
+    this.#lentView = null;
+    this.#lentChunk = null;
     this.#assembly.clear();
   }
 

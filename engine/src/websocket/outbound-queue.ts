@@ -31,6 +31,8 @@ export class OutboundQueue {
   #batchLength = 0;
   readonly #entries: Uint8Array[] = [];
   #entryHead = 0;
+  /** A frame queued in place (`queueInPlace`) until `keepBorrowed`. */
+  #borrowed: Uint8Array | null = null;
   #current: Uint8Array | null = null;
   #currentOffset = 0;
   #currentEnd = 0;
@@ -81,6 +83,7 @@ export class OutboundQueue {
     this.#batchLength = 0;
     this.#entries.length = 0;
     this.#entryHead = 0;
+    this.#borrowed = null;
     this.#current = null;
     this.#queuedBytes = 0;
     this.#pongLength = 0;
@@ -94,6 +97,35 @@ export class OutboundQueue {
   /** The 101 is written: small frames may be batched in the output buffer from now on. */
   enableBatch(): void {
     this.#batchEnabled = true;
+  }
+
+  /**
+   * Queues by reference the frame around `data`, a view of `chunk`: its header goes into the
+   * bytes just before the payload, which the client's own frame header took (a client must
+   * mask, so its header is 4 bytes longer than ours for the same length). Only when nothing
+   * waits (the order holds), the frame would not be batched anyway, and the header came in this
+   * chunk. False when that does not hold. Call `keepBorrowed` after the flush that follows.
+   */
+  queueInPlace(opcode: number, chunk: Uint8Array, data: Uint8Array): boolean {
+    const length = data.length;
+    const headerBytes = frameHeaderBytes(length);
+    const start = data.byteOffset - chunk.byteOffset;
+    if (this.pending || start < headerBytes || this.#fitsBatch(headerBytes + length)) return false;
+    writeFrameHeader(chunk, start - headerBytes, opcode, length);
+    this.#borrowed = chunk.subarray(start - headerBytes, start + length);
+    this.#entries.push(this.#borrowed);
+    this.#queuedBytes += headerBytes + length;
+    return true;
+  }
+
+  /** What the socket did not take of a frame queued in place is copied: the chunk is lent. */
+  keepBorrowed(): void {
+    const borrowed = this.#borrowed;
+    if (borrowed === null) return;
+    this.#borrowed = null;
+    if (this.#current === borrowed) this.#current = borrowed.slice();
+    const index = this.#entries.indexOf(borrowed, this.#entryHead);
+    if (index >= 0) this.#entries[index] = borrowed.slice();
   }
 
   /** Whether `frameBytes` more data bytes fit under `cap`. */
@@ -128,7 +160,7 @@ export class OutboundQueue {
   /** Queues a binary (or text) message from bytes; the bytes are copied, the caller keeps them. */
   pushBytes(opcode: number, bytes: Uint8Array): number {
     const frameBytes = frameHeaderBytes(bytes.length) + bytes.length;
-    if (this.#batchOpen() && this.#batchLength + frameBytes <= this.#batch.length) {
+    if (this.#fitsBatch(frameBytes)) {
       const at = writeFrameHeader(this.#batch, this.#batchLength, opcode, bytes.length);
       this.#batch.set(bytes, at);
       this.#batchLength = at + bytes.length;
@@ -282,6 +314,10 @@ export class OutboundQueue {
     this.#current = bytes;
     this.#currentOffset = 0;
     this.#currentEnd = length;
+  }
+
+  #fitsBatch(frameBytes: number): boolean {
+    return this.#batchOpen() && this.#batchLength + frameBytes <= this.#batch.length;
   }
 
   /** Small frames may be appended to the batch: it is not being written, nothing is queued. */

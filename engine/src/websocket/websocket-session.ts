@@ -12,7 +12,7 @@ import { flushBlocked, flushClosed, flushDone, OutboundQueue } from "./outbound-
 import { type SendResult, validateCloseToSend } from "./send-rules.ts";
 import type { WebSocketContext, WebSocketHandler, WebSocketTransport } from "./websocket-host.ts";
 import type { WebSocketLimits } from "./websocket-options.ts";
-import type { WebSocketCloseKind } from "./websocket-stats.ts";
+import { failureCloseKind, type WebSocketCloseKind } from "./websocket-stats.ts";
 
 export type { WebSocketContext, WebSocketHandler, WebSocketTransport };
 
@@ -135,8 +135,17 @@ export class WebSocketSession {
       if (!queue.fits(exact, this.#limits.maxOutboundBytes)) return this.#refuse();
     }
     if (typeof data === "string") queue.pushText(opcodeText, data);
-    else queue.pushBytes(opcodeBinary, data);
+    else if (!this.#sendInPlace(data)) queue.pushBytes(opcodeBinary, data);
     return this.#queued();
+  }
+
+  /** The message being handled, sent back as it lies in the client's chunk (an echo). */
+  #sendInPlace(data: Uint8Array): boolean {
+    const chunk = this.#flushing ? null : this.#reader.chunkOfLent(data);
+    if (chunk === null || !this.#queue.queueInPlace(opcodeBinary, chunk, data)) return false;
+    this.flush();
+    this.#queue.keepBorrowed();
+    return true;
   }
 
   /** Sends a message encoded once for many (`EncodedMessage.of`); queued by reference. */
@@ -295,26 +304,16 @@ export class WebSocketSession {
     if (opcode !== opcodeClose) return;
     this.#peerCloseCode = parser.closeCode;
     this.#peerCloseReason = decoder.decode(parser.closeReason());
-    if (this.#state === stateOpen) {
-      // RFC 6455 §5.5.1: answer with a close echoing the code, then end the TCP connection.
-      this.#queue.pushClose(parser.closeCode, "");
-      this.#closeKind ??= "normal";
-    } else if (this.#closeKind === null) {
-      this.#closeKind = "normal";
-    }
+    // RFC 6455 §5.5.1: answer with a close echoing the code, then end the TCP connection.
+    if (this.#state === stateOpen) this.#queue.pushClose(parser.closeCode, "");
+    this.#closeKind ??= "normal";
     this.#state = stateEnding;
     this.#reader.stop();
   }
 
   /** Fails the connection (RFC 6455 §7.1.7): our close frame, then the TCP connection ends. */
   #fail(code: number, reason: string): void {
-    const kind: WebSocketCloseKind =
-      code === closeCodes.invalidPayload
-        ? "invalidPayload"
-        : code === closeCodes.messageTooBig
-          ? "messageTooBig"
-          : "protocolError";
-    this.#closeKind ??= kind;
+    this.#closeKind ??= failureCloseKind(code);
     if (this.#state === stateOpen) this.#queue.pushClose(code, reason);
     this.#state = stateEnding;
     this.#reader.stop();

@@ -1,3 +1,5 @@
+import { closeCodes } from "./close-codes.ts";
+
 /** Why a WebSocket ended, as counted in `stats().webSockets.closes`. */
 export type WebSocketCloseKind =
   /** The closing handshake completed (either side started it). */
@@ -22,6 +24,12 @@ export type WebSocketCloseKind =
   | "writeStall"
   /** The TCP connection ended without a closing handshake. */
   | "abnormal";
+
+/** The kind a failure of the connection counts as, by the close code it sends (RFC 6455 §7.1.7). */
+export function failureCloseKind(code: number): WebSocketCloseKind {
+  if (code === closeCodes.invalidPayload) return "invalidPayload";
+  return code === closeCodes.messageTooBig ? "messageTooBig" : "protocolError";
+}
 
 /** WebSocket counters, exact, as part of `server.stats()`. */
 export interface WebSocketStats {

@@ -14,6 +14,8 @@ import { readServerFrames, type ServerFrame } from "./websocket-frames.ts";
 /** A transport in memory: records writes, takes at most `window` bytes per write when set. */
 export class FakeTransport implements WebSocketTransport {
   written: number[] = [];
+  /** The array each write was given (to tell a copy from the caller's own bytes). */
+  buffers: Uint8Array[] = [];
   paused = false;
   ended = false;
   terminated = false;
@@ -22,6 +24,7 @@ export class FakeTransport implements WebSocketTransport {
 
   write(buffer: Uint8Array, offset: number, length: number): number {
     if (this.ended || this.terminated) return -1;
+    this.buffers.push(buffer);
     const took = Math.min(length, this.window);
     for (let index = 0; index < took; index++) this.written.push(buffer[offset + index]!);
     return took;

@@ -245,3 +245,81 @@ test("send says queued, then backpressured while the client does not read; drain
   session.onDrain();
   expect([events, session.bufferedBytes, transport.frames().length]).toEqual([["drain"], 0, 2]);
 });
+
+describe("a message sent back as it lies (an echo too large for the batch)", () => {
+  const payload = Uint8Array.from({ length: 1000 }, (_, index) => index % 251);
+
+  function echoSession() {
+    const results: string[] = [];
+    const { session, transport, counters } = fakeSession(
+      {
+        message(target, data) {
+          results.push(target.send(data));
+          results.push(target.send("after"));
+        },
+        close() {},
+      },
+      { maxOutboundBytes: 100_000 },
+    );
+    return { session, transport, counters, results };
+  }
+
+  test("is written from the client's own chunk, its header where the client's was", () => {
+    const { session, transport, results } = echoSession();
+    const chunk = clientFrame(2, payload);
+    session.onData(chunk, true);
+    // The first write is the reply frame, taken from the chunk the client's frame came in.
+    expect(transport.buffers[0]!.buffer).toBe(chunk.buffer);
+    expect(results).toEqual(["queued", "queued"]);
+    const frames = transport.frames();
+    expect(frames.map((frame) => frame.opcode)).toEqual([2, 1]);
+    expect(frames[0]!.payload).toEqual(payload);
+    expect(text.decode(frames[1]!.payload)).toBe("after");
+  });
+
+  test("taken in part by the socket: the rest is kept as a copy, and a pong waits for it", () => {
+    const { session, transport, results } = echoSession();
+    transport.window = 300;
+    const chunk = concatBytes(clientFrame(2, payload), clientFrame(9, "p"));
+    session.onData(chunk, true);
+    expect(results).toEqual(["backpressured", "backpressured"]);
+    // What the client sends later may reuse nothing of the first chunk's bytes.
+    chunk.fill(0);
+    transport.window = Number.POSITIVE_INFINITY;
+    session.onDrain();
+    const frames = transport.frames();
+    expect(frames.map((frame) => frame.opcode)).toEqual([2, 10, 1]);
+    expect(frames[0]!.payload).toEqual(payload);
+    expect(session.bufferedBytes).toBe(0);
+  });
+
+  test("whose header came in an earlier chunk is copied (no room before it) and still right", () => {
+    const { session, transport, results } = echoSession();
+    const frame = clientFrame(2, payload);
+    const second = frame.slice(8);
+    session.onData(frame.slice(0, 8), true);
+    session.onData(second, true);
+    expect(transport.buffers[0]!.buffer).not.toBe(second.buffer);
+    expect(results).toEqual(["queued", "queued"]);
+    expect(transport.frames()[0]!.payload).toEqual(payload);
+  });
+
+  test("sent once the handler is over (a kept reference) is copied like any bytes", async () => {
+    let kept: Uint8Array | null = null;
+    const { session, transport } = fakeSession(
+      {
+        message(_target, data) {
+          kept = data;
+        },
+        close() {},
+      },
+      { maxOutboundBytes: 100_000 },
+    );
+    const chunk = clientFrame(2, payload);
+    session.onData(chunk, true);
+    expect(session.send(kept!)).toBe("queued");
+    session.flush();
+    expect(transport.buffers[0]!.buffer).not.toBe(chunk.buffer);
+    expect(transport.frames()[0]!.payload).toEqual(payload);
+  });
+});
