@@ -1,3 +1,4 @@
+import { releaseChunk } from "../internal/socket-chunks.ts";
 import {
   type FrameLimits,
   FrameParser,
@@ -142,7 +143,10 @@ export class InboundReader<Owner> implements MessageBufferWaiter {
       } else if (event === frameError) {
         this.#host.protocolError(this.#owner, parser.closeCode, parser.errorReason);
       } else {
+        // Used up, and nothing refers to it now: what a message lent from it is over, a frame
+        // written from it in place went out or was copied. A large one is freed at once.
         this.#pending = null;
+        releaseChunk(bytes);
       }
     }
     this.processing = false;
@@ -154,8 +158,7 @@ export class InboundReader<Owner> implements MessageBufferWaiter {
     const { payloadStart, payloadEnd } = parser;
     if (parser.messageStarted && parser.messageEnded) {
       // The whole message came in this chunk: handed over in place, nothing copied.
-      const length = payloadEnd - payloadStart;
-      const view = new Uint8Array(bytes.buffer, bytes.byteOffset + payloadStart, length);
+      const view = bytes.subarray(payloadStart, payloadEnd);
       this.#lentView = view;
       this.#lentChunk = bytes;
       this.#deliver(view, parser.messageOpcode === opcodeText);

@@ -323,3 +323,29 @@ describe("a message sent back as it lies (an echo too large for the batch)", () 
     expect(transport.frames()[0]!.payload).toEqual(payload);
   });
 });
+
+test("a large chunk is freed once used up, never while a message lent from it is handled", async () => {
+  const seen: number[] = [];
+  let finish: () => void = () => {};
+  const { session } = fakeSession(
+    {
+      async message(_session, data) {
+        if (data.length !== 20_000) return;
+        seen.push(data.length, data[19_999]!);
+        await new Promise<void>((resolve) => (finish = resolve));
+        seen.push(data.length, data[19_999]!);
+      },
+      close() {},
+    },
+    { maxMessageBytes: 32 * 1024, maxFrameBytes: 32 * 1024 },
+  );
+  const payload = new Uint8Array(20_000).fill(7);
+  const chunk = concatBytes(clientFrame(2, payload), clientFrame(1, "next"));
+  session.onData(chunk, true);
+  expect(chunk.length).toBe(20_008 + 10);
+  finish();
+  await Bun.sleep(0);
+  expect(seen).toEqual([20_000, 7, 20_000, 7]);
+  // Both messages are over: the chunk's memory went back at once (its views read as empty).
+  expect(chunk.length).toBe(0);
+});
