@@ -1,8 +1,11 @@
-// One WebSocket server for `bench/websocket.ts`: `bun bench/websocket-server.ts <corral|bun|ws>`.
+// One WebSocket server for `bench/websocket.ts`: `bun bench/websocket-server.ts <corral|bun|ws|floor>`.
 // Each serves /echo (every message back) and /room (members of one room; each message a member
 // sends is published to every member, the sender too). Prints "listening PORT" when ready.
+// `floor` is not a WebSocket server but the transport's floor (see websocket-floor.ts).
 import { App } from "corral";
 import { WebSocketServer } from "ws";
+
+import { startTransportFloor } from "./websocket-floor.ts";
 
 const kind = Bun.argv[2];
 const maxMessageBytes = 1024 * 1024;
@@ -71,7 +74,9 @@ if (kind === "corral") {
   server.on("listening", () =>
     console.log(`listening ${(server.address() as { port: number }).port}`),
   );
+} else if (kind === "floor") {
+  startTransportFloor();
 } else {
-  console.error("usage: bun bench/websocket-server.ts <corral|bun|ws>");
+  console.error("usage: bun bench/websocket-server.ts <corral|bun|ws|floor>");
   process.exit(2);
 }

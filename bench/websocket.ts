@@ -3,7 +3,8 @@
 // core 1. Rows: echo messages per server CPU-second (64 B and 16 KiB, 64 clients, one message
 // in flight each), a 64-member room where every member sends (N x N, deliveries per server
 // CPU-second), one publish to 10,000 members (time until the last has it), and RSS per idle
-// connection (2,000 idle sockets). See bench/README.md.
+// connection (2,000 idle sockets). A fourth server, the `Bun.listen` floor (websocket-floor.ts),
+// shows what corral's transport allows at best. See bench/README.md.
 import { choosePinning } from "./pinning.ts";
 import { clockTicksPerSecond, readCpuSeconds, readRss } from "./process-metrics.ts";
 import {
@@ -17,7 +18,7 @@ const secondsIndex = Bun.argv.indexOf("--seconds");
 const seconds = secondsIndex > 0 ? Number(Bun.argv[secondsIndex + 1]) : 5;
 const pinning = choosePinning();
 const ticks = clockTicksPerSecond();
-const kinds = ["bun", "ws", "corral"] as const;
+const kinds = ["bun", "ws", "corral", "floor"] as const;
 type Kind = (typeof kinds)[number];
 
 async function startServer(kind: Kind) {
@@ -151,7 +152,7 @@ function close(clients: LeanClient[]) {
 
 const rows: Record<string, Record<Kind, number>> = {};
 function record(row: string, kind: Kind, value: number) {
-  rows[row] ??= { bun: Number.NaN, ws: Number.NaN, corral: Number.NaN };
+  rows[row] ??= { bun: Number.NaN, ws: Number.NaN, corral: Number.NaN, floor: Number.NaN };
   rows[row]![kind] = value;
 }
 
@@ -196,10 +197,12 @@ const format = (value: number) =>
     : value >= 100
       ? Math.round(value).toLocaleString("en-US")
       : value.toFixed(1);
-console.log("\n| row | Bun.serve | ws on Bun | corral | corral / Bun.serve |");
-console.log("|---|---:|---:|---:|---:|");
+console.log(
+  "\n| row | Bun.serve | ws on Bun | corral | Bun.listen floor | corral / Bun.serve | floor / Bun.serve |",
+);
+console.log("|---|---:|---:|---:|---:|---:|---:|");
 for (const [row, values] of Object.entries(rows)) {
   console.log(
-    `| ${row} | ${format(values.bun)} | ${format(values.ws)} | ${format(values.corral)} | ${(values.corral / values.bun).toFixed(2)}x |`,
+    `| ${row} | ${format(values.bun)} | ${format(values.ws)} | ${format(values.corral)} | ${format(values.floor)} | ${(values.corral / values.bun).toFixed(2)}x | ${(values.floor / values.bun).toFixed(2)}x |`,
   );
 }

@@ -11,6 +11,12 @@ import { MessageAssembly } from "./message-assembly.ts";
 import type { MessageBufferPool, MessageBufferWaiter } from "./message-buffer-pool.ts";
 
 /**
+ * Messages up to this size that come whole in one chunk are copied into the connection's small
+ * buffer (when it is that large) rather than lent in place: see `MessageAssembly.copyWhole`.
+ */
+const copiedMessageMaxBytes = 512;
+
+/**
  * What the reader hands to its session. One object serves every session of a kind: each call
  * names the session (`owner`), so a reader costs no closures of its own.
  */
@@ -157,11 +163,19 @@ export class InboundReader<Owner> implements MessageBufferWaiter {
     const parser = this.#parser;
     const { payloadStart, payloadEnd } = parser;
     if (parser.messageStarted && parser.messageEnded) {
-      // The whole message came in this chunk: handed over in place, nothing copied.
+      const isText = parser.messageOpcode === opcodeText;
+      if (payloadEnd - payloadStart <= copiedMessageMaxBytes) {
+        const copy = this.#assembly.copyWhole(bytes, payloadStart, payloadEnd);
+        if (copy !== null) {
+          this.#deliver(copy, isText);
+          return;
+        }
+      }
+      // A larger message that came whole in this chunk: handed over in place, nothing copied.
       const view = bytes.subarray(payloadStart, payloadEnd);
       this.#lentView = view;
       this.#lentChunk = bytes;
-      this.#deliver(view, parser.messageOpcode === opcodeText);
+      this.#deliver(view, isText);
       return;
     }
     if (parser.messageStarted) this.#host.messageStarted(this.#owner);

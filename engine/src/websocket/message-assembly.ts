@@ -56,6 +56,20 @@ export class MessageAssembly {
     this.#adopt(large);
   }
 
+  /**
+   * A small message that came whole in one chunk, copied into the small buffer: a view of a
+   * reserved buffer costs far less to make than one of a fresh socket chunk (for which
+   * JavaScriptCore first builds an ArrayBuffer, copying a chunk under 1,000 bytes). Valid until
+   * the next message. Null when it does not fit.
+   */
+  copyWhole(bytes: Uint8Array, start: number, end: number): Uint8Array | null {
+    const small = this.#small;
+    const length = end - start;
+    if (length > small.length) return null;
+    for (let index = 0; index < length; index++) small[index] = bytes[start + index]!;
+    return small.subarray(0, length);
+  }
+
   /** The whole message (valid until `clear`). */
   message(): Uint8Array {
     return this.#buffer.subarray(0, this.#length);

@@ -257,3 +257,25 @@ test("long payloads unmask correctly at every alignment and mask phase (the 32-b
     }
   }
 });
+
+test("short payloads unmask correctly in every length and mask phase (four bytes a turn)", () => {
+  for (let length = 0; length <= 40; length++) {
+    const payload = Uint8Array.from({ length }, (_, index) => (index * 13 + 5) & 0xff);
+    // Cut after the header plus `cut` payload bytes: the second run starts at each mask phase.
+    for (let cut = 0; cut <= Math.min(length, 5); cut++) {
+      const frame = clientFrame(2, payload, { mask: [0xa1, 0x5b, 0x3c, 0xe7] });
+      const parser = new FrameParser({ maxMessageBytes: 64, maxFrameBytes: 64, maxFragments: 1 });
+      const collected: number[] = [];
+      for (const piece of [frame.subarray(0, 6 + cut), frame.subarray(6 + cut)]) {
+        let position = 0;
+        for (;;) {
+          const event = parser.parse(piece, position, piece.length);
+          position = parser.position;
+          if (event !== frameData) break;
+          collected.push(...piece.subarray(parser.payloadStart, parser.payloadEnd));
+        }
+      }
+      expect([length, cut, Uint8Array.from(collected)]).toEqual([length, cut, payload]);
+    }
+  }
+});

@@ -79,17 +79,21 @@ describe("WebSocketSession", () => {
     const order: string[] = [];
     let finish: () => void = () => {};
     const { session, transport } = fakeSession({
-      message(_session, data) {
+      async message(_session, data) {
         order.push(Buffer.from(data).toString());
-        if (order.length === 1) return new Promise<void>((resolve) => (finish = resolve));
+        if (order.length > 1) return;
+        await new Promise<void>((resolve) => (finish = resolve));
+        // The message is still this handler's: what came meanwhile has not overwritten it.
+        order.push(`${Buffer.from(data).toString()} again`);
       },
       close() {},
     });
     session.onData(concatBytes(clientFrame(1, "a"), clientFrame(1, "b")), true);
+    session.onData(clientFrame(1, "c"), true);
     expect([order, transport.paused]).toEqual([["a"], true]);
     finish();
     await Bun.sleep(0);
-    expect([order, transport.paused]).toEqual([["a", "b"], false]);
+    expect([order, transport.paused]).toEqual([["a", "a again", "b", "c"], false]);
   });
 
   test("protocol errors send their close code and end the connection", () => {
