@@ -228,6 +228,21 @@ describe("FrameParser", () => {
   });
 });
 
+/** The data payload `parser` hands back over `pieces`, unmasked, in order. */
+function dataOf(parser: FrameParser, pieces: Uint8Array[]): Uint8Array {
+  const collected: number[] = [];
+  for (const piece of pieces) {
+    let position = 0;
+    for (;;) {
+      const event = parser.parse(piece, position, piece.length);
+      position = parser.position;
+      if (event !== frameData) break;
+      collected.push(...piece.subarray(parser.payloadStart, parser.payloadEnd));
+    }
+  }
+  return Uint8Array.from(collected);
+}
+
 test("long payloads unmask correctly at every alignment and mask phase (the 32-bit path)", () => {
   const payload = Uint8Array.from({ length: 3000 }, (_, index) => (index * 7 + 3) & 0xff);
   for (let lead = 0; lead < 4; lead++) {
@@ -242,18 +257,8 @@ test("long payloads unmask correctly at every alignment and mask phase (the 32-b
         maxFrameBytes: 4096,
         maxFragments: 1,
       });
-      const collected: number[] = [];
       const pieces = [shifted.subarray(lead, lead + 8 + cut), shifted.subarray(lead + 8 + cut)];
-      for (const piece of pieces) {
-        let position = 0;
-        for (;;) {
-          const event = parser.parse(piece, position, piece.length);
-          position = parser.position;
-          if (event !== frameData) break;
-          collected.push(...piece.subarray(parser.payloadStart, parser.payloadEnd));
-        }
-      }
-      expect(Uint8Array.from(collected)).toEqual(payload);
+      expect(dataOf(parser, pieces)).toEqual(payload);
     }
   }
 });
@@ -265,17 +270,8 @@ test("short payloads unmask correctly in every length and mask phase (four bytes
     for (let cut = 0; cut <= Math.min(length, 5); cut++) {
       const frame = clientFrame(2, payload, { mask: [0xa1, 0x5b, 0x3c, 0xe7] });
       const parser = new FrameParser({ maxMessageBytes: 64, maxFrameBytes: 64, maxFragments: 1 });
-      const collected: number[] = [];
-      for (const piece of [frame.subarray(0, 6 + cut), frame.subarray(6 + cut)]) {
-        let position = 0;
-        for (;;) {
-          const event = parser.parse(piece, position, piece.length);
-          position = parser.position;
-          if (event !== frameData) break;
-          collected.push(...piece.subarray(parser.payloadStart, parser.payloadEnd));
-        }
-      }
-      expect([length, cut, Uint8Array.from(collected)]).toEqual([length, cut, payload]);
+      const data = dataOf(parser, [frame.subarray(0, 6 + cut), frame.subarray(6 + cut)]);
+      expect([length, cut, data]).toEqual([length, cut, payload]);
     }
   }
 });
