@@ -31,6 +31,11 @@ export class OutboundQueue {
   #batchLength = 0;
   readonly #entries: Uint8Array[] = [];
   #entryHead = 0;
+  /**
+   * A small published frame queued by reference while nothing else waited: copied into the
+   * batch only if more data comes before it is written (see `pushFrame`).
+   */
+  #lone: Uint8Array | null = null;
   /** A frame queued in place (`queueInPlace`) until `keepBorrowed`. */
   #borrowed: Uint8Array | null = null;
   #current: Uint8Array | null = null;
@@ -83,6 +88,7 @@ export class OutboundQueue {
     this.#batchLength = 0;
     this.#entries.length = 0;
     this.#entryHead = 0;
+    this.#lone = null;
     this.#borrowed = null;
     this.#current = null;
     this.#queuedBytes = 0;
@@ -135,6 +141,7 @@ export class OutboundQueue {
 
   /** Queues a text message, encoded as UTF-8 straight into the batch when it fits. */
   pushText(opcode: number, text: string): number {
+    this.#batchLone();
     const worstCase = text.length * 3;
     const at = this.#batchLength;
     if (this.#batchOpen() && worstCase < 0x1_0000 && at + 4 + worstCase <= this.#batch.length) {
@@ -159,6 +166,7 @@ export class OutboundQueue {
 
   /** Queues a binary (or text) message from bytes; the bytes are copied, the caller keeps them. */
   pushBytes(opcode: number, bytes: Uint8Array): number {
+    this.#batchLone();
     const frameBytes = frameHeaderBytes(bytes.length) + bytes.length;
     if (this.#fitsBatch(frameBytes)) {
       const at = writeFrameHeader(this.#batch, this.#batchLength, opcode, bytes.length);
@@ -175,22 +183,49 @@ export class OutboundQueue {
 
   /**
    * Queues a whole encoded frame (a publish: one array for every member). A small one is copied
-   * into the batch when it fits, so a member of a busy room gets a turn's messages in one write;
-   * a larger one is queued by reference.
+   * into the batch, so a member of a busy room gets a turn's messages in one write; but while
+   * nothing else waits it is kept by reference, and copied only when more comes before it is
+   * written: a publish to many members that each get just this one frame then writes the one
+   * shared array to every socket, never touching their batches. A larger one is queued by
+   * reference.
    */
   pushFrame(frame: Uint8Array): void {
-    const at = this.#batchLength;
+    this.#queuedBytes += frame.length;
+    if (frame.length > batchedFrameMaxBytes) {
+      this.#batchLone();
+      this.#entries.push(frame);
+      return;
+    }
     if (
-      frame.length <= batchedFrameMaxBytes &&
-      this.#batchOpen() &&
-      at + frame.length <= this.#batch.length
+      this.#batchEnabled &&
+      frame.length <= this.#batch.length &&
+      this.#current === null &&
+      this.#batchLength === 0 &&
+      this.#entryHead === this.#entries.length
     ) {
+      this.#lone = frame;
+      this.#entries.push(frame);
+      return;
+    }
+    this.#batchLone();
+    const at = this.#batchLength;
+    if (this.#batchOpen() && at + frame.length <= this.#batch.length) {
       this.#batch.set(frame, at);
       this.#batchLength = at + frame.length;
     } else {
       this.#entries.push(frame);
     }
-    this.#queuedBytes += frame.length;
+  }
+
+  /** More data comes while the lone frame waits: it moves into the (empty) batch first. */
+  #batchLone(): void {
+    const lone = this.#lone;
+    if (lone === null) return;
+    this.#lone = null;
+    this.#entries.length = 0;
+    this.#entryHead = 0;
+    this.#batch.set(lone, 0);
+    this.#batchLength = lone.length;
   }
 
   /** Whether a pong waits to be written. */
@@ -225,6 +260,7 @@ export class OutboundQueue {
 
   /** Drops queued data (after a close nothing more is sent). */
   dropData(): void {
+    this.#lone = null;
     if (!this.#currentIsBatch) this.#batchLength = 0;
     this.#entries.length = 0;
     this.#entryHead = 0;
@@ -292,6 +328,7 @@ export class OutboundQueue {
     if (this.#entryHead < this.#entries.length) {
       const frame = this.#entries[this.#entryHead]!;
       this.#entries[this.#entryHead++] = emptyFrame;
+      if (frame === this.#lone) this.#lone = null;
       if (this.#entryHead === this.#entries.length) {
         this.#entries.length = 0;
         this.#entryHead = 0;

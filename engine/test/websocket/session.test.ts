@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { EncodedMessage } from "../../src/websocket/encoded-message.ts";
 import type { WebSocketHandler } from "../../src/websocket/websocket-session.ts";
 import { fakeSession } from "../support/fake-transport.ts";
 import { clientFrame, closePayload, concatBytes } from "../support/websocket-frames.ts";
@@ -352,4 +353,54 @@ test("a large chunk is freed once used up, never while a message lent from it is
   expect(seen).toEqual([20_000, 7, 20_000, 7]);
   // Both messages are over: the chunk's memory went back at once (its views read as empty).
   expect(chunk.length).toBe(0);
+});
+
+describe("published frames", () => {
+  const publish = (text: string) => EncodedMessage.of(text);
+
+  test("one publish to an idle socket is written from the shared frame itself", () => {
+    const { session, transport, flush } = fakeSession(recorder().handler);
+    const message = publish("to everyone");
+    expect(session.sendEncoded(message)).toBe("queued");
+    flush();
+    expect(transport.buffers).toEqual([message.frame]);
+    expect(transport.buffers[0]).toBe(message.frame);
+    expect(summary(transport.frames())).toEqual([[1, "to everyone"]]);
+  });
+
+  test("a send after a publish joins it in the batch: one write", () => {
+    for (const second of ["text", new Uint8Array(8)]) {
+      const { session, transport, flush } = fakeSession(recorder().handler);
+      session.sendEncoded(publish("first"));
+      session.send(second);
+      flush();
+      expect(transport.buffers.length).toBe(1);
+      expect(transport.frames().map((frame) => frame.opcode)).toEqual([
+        1,
+        second === "text" ? 1 : 2,
+      ]);
+    }
+  });
+
+  test("more before the write: all of them leave together, in order, in one write", () => {
+    const { session, transport, flush } = fakeSession(recorder().handler, {
+      maxOutboundBytes: 100_000,
+    });
+    const first = publish("one");
+    session.sendEncoded(first);
+    session.sendEncoded(publish("two"));
+    session.send("three");
+    session.send(new Uint8Array(3000).fill(0x61));
+    session.sendEncoded(publish("four"));
+    flush();
+    expect(transport.buffers.length).toBe(3);
+    expect(transport.buffers[0]).not.toBe(first.frame);
+    expect(summary(transport.frames())).toEqual([
+      [1, "one"],
+      [1, "two"],
+      [1, "three"],
+      [2, "a".repeat(3000)],
+      [1, "four"],
+    ]);
+  });
 });
