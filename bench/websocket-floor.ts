@@ -2,9 +2,10 @@
 // what no WebSocket server can skip on that transport. It answers every handshake with one fixed
 // 101, reads only the frame headers of what the bench's generator sends (it never unmasks,
 // copies or checks a payload), and for each whole message writes a reply frame made once at
-// start: back to the sender on /echo; on /room to every member, one write each, as a publish
-// must. A WebSocket server on `Bun.listen` cannot beat this row; it shows what the transport
-// leaves for parsing, handlers and queues.
+// start: back to the sender on /echo; on /room to every member, each member's frames of one
+// turn of the event loop in one write (as corral batches them). A WebSocket server on
+// `Bun.listen` cannot beat this row; it shows what the transport leaves for parsing, handlers
+// and queues.
 import type { Socket } from "bun";
 
 const switched = new TextEncoder().encode(
@@ -37,6 +38,8 @@ interface FloorSocket {
   /** Bytes of the current client frame still to come, after its header. */
   remaining: number;
   reply: Uint8Array;
+  /** Room frames owed to this member this turn. */
+  owed: number;
 }
 
 const replies = new Map<string, Uint8Array>();
@@ -53,12 +56,47 @@ function replyFor(opcode: number, payloadLength: number): Uint8Array {
 /** Starts the floor server on a free port of 127.0.0.1 and prints "listening PORT". */
 export function startTransportFloor(): void {
   const members: Socket<FloorSocket>[] = [];
+  // Room frames are all the same size here: a turn's frames for a member are `owed` copies.
+  let roomFrame: Uint8Array = new Uint8Array(0);
+  let copies: Uint8Array = new Uint8Array(0);
+  let flushQueued = false;
+  const flushRoom = () => {
+    flushQueued = false;
+    for (const member of members) {
+      let owed = member.data.owed;
+      member.data.owed = 0;
+      while (owed > 0) {
+        const count = Math.min(owed, copies.length / roomFrame.length);
+        member.write(copies, 0, count * roomFrame.length);
+        owed -= count;
+      }
+    }
+  };
+  const owe = (frame: Uint8Array) => {
+    if (frame !== roomFrame) {
+      roomFrame = frame;
+      copies = new Uint8Array(frame.length * 64);
+      for (let at = 0; at < copies.length; at += frame.length) copies.set(frame, at);
+    }
+    for (const member of members) member.data.owed++;
+    if (!flushQueued) {
+      flushQueued = true;
+      setImmediate(flushRoom);
+    }
+  };
   const server = Bun.listen<FloorSocket>({
     hostname: "127.0.0.1",
     port: 0,
     socket: {
       open(socket) {
-        socket.data = { upgraded: false, room: false, head: "", remaining: 0, reply: switched };
+        socket.data = {
+          upgraded: false,
+          room: false,
+          head: "",
+          remaining: 0,
+          reply: switched,
+          owed: 0,
+        };
       },
       data(socket, chunk) {
         const state = socket.data;
@@ -91,7 +129,7 @@ export function startTransportFloor(): void {
           at += taken;
           if (state.remaining > 0) break;
           if (!state.room) socket.write(state.reply);
-          else for (const member of members) member.write(state.reply);
+          else owe(state.reply);
         }
       },
       close(socket) {

@@ -1,4 +1,4 @@
-// `bun bench/websocket.ts [--seconds N]`: corral's WebSockets against Bun.serve's websocket and
+// `bun bench/websocket.ts [--seconds N] [--repeat N]`: corral's WebSockets against Bun.serve's websocket and
 // `ws` on Bun, each server alone in its process on core 0, this lean raw-socket generator on
 // core 1. Rows: echo messages per server CPU-second (64 B and 16 KiB, 64 clients, one message
 // in flight each), a 64-member room where every member sends (N x N, deliveries per server
@@ -16,6 +16,8 @@ import {
 
 const secondsIndex = Bun.argv.indexOf("--seconds");
 const seconds = secondsIndex > 0 ? Number(Bun.argv[secondsIndex + 1]) : 5;
+const repeatIndex = Bun.argv.indexOf("--repeat");
+const repeats = repeatIndex > 0 ? Number(Bun.argv[repeatIndex + 1]) : 3;
 const pinning = choosePinning();
 const ticks = clockTicksPerSecond();
 const kinds = ["bun", "ws", "corral", "floor"] as const;
@@ -150,14 +152,14 @@ function close(clients: LeanClient[]) {
   for (const client of clients) client.socket.end();
 }
 
-const rows: Record<string, Record<Kind, number>> = {};
+/** Every run's figure, by row and server: the table gives the median and the range. */
+const rows: Record<string, Record<Kind, number[]>> = {};
 function record(row: string, kind: Kind, value: number) {
-  rows[row] ??= { bun: Number.NaN, ws: Number.NaN, corral: Number.NaN, floor: Number.NaN };
-  rows[row]![kind] = value;
+  rows[row] ??= { bun: [], ws: [], corral: [], floor: [] };
+  rows[row]![kind].push(value);
 }
 
-console.log(`bench websocket: ${pinning.description}, ${seconds} s per row`);
-for (const kind of kinds) {
+async function measure(kind: Kind) {
   const { child, port } = await startServer(kind);
   try {
     // First, on the fresh server: the garbage of the load rows would otherwise be counted.
@@ -188,9 +190,28 @@ for (const kind of kinds) {
     child.kill();
     await child.exited;
   }
-  console.log(`  ${kind} done`);
 }
 
+console.log(`bench websocket: ${pinning.description}, ${seconds} s per row, ${repeats} runs`);
+// The servers take turns, in a rotated order each run: a machine whose speed drifts during the
+// bench then shifts every server's figures alike, and the medians keep the ratios honest.
+for (let run = 0; run < repeats; run++) {
+  for (let turn = 0; turn < kinds.length; turn++) {
+    const kind = kinds[(run + turn) % kinds.length]!;
+    await measure(kind);
+    console.log(`  run ${run + 1}: ${kind} done`);
+  }
+}
+
+const median = (values: number[]) => {
+  const sorted = values.filter((value) => !Number.isNaN(value)).sort((a, b) => a - b);
+  return sorted.length === 0 ? Number.NaN : sorted[Math.floor((sorted.length - 1) / 2)]!;
+};
+/** Each run's corral / Bun.serve (or floor / Bun.serve), as a range. */
+const ratioRange = (row: Record<Kind, number[]>, kind: Kind) => {
+  const ratios = row[kind].map((value, index) => value / row.bun[index]!);
+  return `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`;
+};
 const format = (value: number) =>
   Number.isNaN(value)
     ? "-"
@@ -198,11 +219,12 @@ const format = (value: number) =>
       ? Math.round(value).toLocaleString("en-US")
       : value.toFixed(1);
 console.log(
-  "\n| row | Bun.serve | ws on Bun | corral | Bun.listen floor | corral / Bun.serve | floor / Bun.serve |",
+  "\n| row (median) | Bun.serve | ws on Bun | corral | Bun.listen floor | corral / Bun.serve | floor / Bun.serve | corral / Bun.serve, each run |",
 );
-console.log("|---|---:|---:|---:|---:|---:|---:|");
+console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
 for (const [row, values] of Object.entries(rows)) {
+  const [bun, ws, corral, floor] = kinds.map((kind) => median(values[kind]));
   console.log(
-    `| ${row} | ${format(values.bun)} | ${format(values.ws)} | ${format(values.corral)} | ${format(values.floor)} | ${(values.corral / values.bun).toFixed(2)}x | ${(values.floor / values.bun).toFixed(2)}x |`,
+    `| ${row} | ${format(bun!)} | ${format(ws!)} | ${format(corral!)} | ${format(floor!)} | ${(corral! / bun!).toFixed(2)}x | ${(floor! / bun!).toFixed(2)}x | ${ratioRange(values, "corral")} |`,
   );
 }

@@ -286,7 +286,8 @@ export class WebSocketSession {
       session.#messageDeadlineAt = Number.POSITIVE_INFINITY;
     },
     inputDone: (session) => {
-      session.flush();
+      // A flush asked for this turn (a publish) takes this pass's output too, in one write.
+      if (!session.#flushScheduled) session.flush();
       session.#adjustReading();
     },
   };

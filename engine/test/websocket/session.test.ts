@@ -368,6 +368,19 @@ describe("published frames", () => {
     expect(summary(transport.frames())).toEqual([[1, "to everyone"]]);
   });
 
+  test("a socket that got a publish and then a message in one turn writes once, at the flush", () => {
+    const { session, transport, flush } = fakeSession(recorder((data) => data.slice()).handler);
+    session.sendEncoded(publish("published"));
+    session.onData(clientFrame(2, "echoed"), true);
+    expect(transport.buffers.length).toBe(0);
+    flush();
+    expect(transport.buffers.length).toBe(1);
+    expect(summary(transport.frames())).toEqual([
+      [1, "published"],
+      [2, "echoed"],
+    ]);
+  });
+
   test("a send after a publish joins it in the batch: one write", () => {
     for (const second of ["text", new Uint8Array(8)]) {
       const { session, transport, flush } = fakeSession(recorder().handler);
