@@ -25,8 +25,9 @@ export const maxRoomNameLength = 256;
 /**
  * Rooms (topics) of WebSockets in one process. A publish encodes the message once and queues
  * that one frame to every member (by reference; up to 2 KiB copied into the member's reserved
- * output batch); each member's socket writes it with its other output once per turn. A member too slow to take it is handled by its route's
- * outbound policy, never by slowing the others. With a bridge, publishes also reach the members
+ * output batch when more output waits with it); each member's socket writes it with its other
+ * output once per turn. A member too slow to take it is handled by its route's outbound policy,
+ * never by slowing the others. With a bridge, publishes also reach the members
  * connected to other processes and machines.
  *
  * @example
