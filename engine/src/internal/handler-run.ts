@@ -61,14 +61,20 @@ export class HandlerRun {
       return this.#requestOver();
     }
     if (result !== undefined && typeof (result as Promise<void>).then === "function") {
-      (result as Promise<void>).then(
-        () => this.settled(exchange, undefined, false),
-        (error: unknown) => this.settled(exchange, error, true),
-      );
+      this.#awaitHandler(result as Promise<void>, exchange);
       return false;
     }
     this.settled(exchange, undefined, false);
     return this.#requestOver();
+  }
+
+  // The callbacks are made here, not in dispatch: arrow functions in a method make
+  // JavaScriptCore allocate a scope for them on every call of that method, used or not.
+  #awaitHandler(result: Promise<void>, exchange: Exchange): void {
+    result.then(
+      () => this.settled(exchange, undefined, false),
+      (error: unknown) => this.settled(exchange, error, true),
+    );
   }
 
   /** Whether the request ended (the handler's answer is published): the next may be read. */

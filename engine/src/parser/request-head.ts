@@ -177,11 +177,7 @@ function interpretField(
     return interpretTransferEncoding(head, valueStart, valueEnd);
   }
   if (nameLength === 10 && firstLower === 0x63 && nameIs(head, nameStart, nameEnd, "connection")) {
-    forEachListElement(head, valueStart, valueEnd, (start, end) => {
-      if (nameIs(head, start, end, "close")) head.connectionClose = true;
-      else if (nameIs(head, start, end, "keep-alive")) head.connectionKeepAlive = true;
-      return 0;
-    });
+    forEachListElement(head, valueStart, valueEnd, visitConnectionOption);
     return 0;
   }
   if (nameLength === 6 && firstLower === 0x65 && nameIs(head, nameStart, nameEnd, "expect")) {
@@ -215,17 +211,29 @@ function interpretContentLength(
   return 0;
 }
 
+// The list visitors are module functions that take `head`: a closure over it made in
+// interpretField would have JavaScriptCore allocate a scope on every header field of every
+// request, Connection or not.
+
+function visitConnectionOption(head: ParsedHead, start: number, end: number): number {
+  if (nameIs(head, start, end, "close")) head.connectionClose = true;
+  else if (nameIs(head, start, end, "keep-alive")) head.connectionKeepAlive = true;
+  return 0;
+}
+
+function visitTransferCoding(head: ParsedHead, start: number, end: number): number {
+  // RFC 9112 §6.3: chunked must be the final coding, and appear once.
+  if (head.chunked) return errorCode.malformedRequest;
+  if (nameIs(head, start, end, "chunked")) {
+    head.chunked = true;
+    return 0;
+  }
+  return errorCode.unsupportedTransferCoding;
+}
+
 function interpretTransferEncoding(head: ParsedHead, valueStart: number, valueEnd: number): number {
   head.transferEncodingSeen = true;
-  return forEachListElement(head, valueStart, valueEnd, (start, end) => {
-    // RFC 9112 §6.3: chunked must be the final coding, and appear once.
-    if (head.chunked) return errorCode.malformedRequest;
-    if (nameIs(head, start, end, "chunked")) {
-      head.chunked = true;
-      return 0;
-    }
-    return errorCode.unsupportedTransferCoding;
-  });
+  return forEachListElement(head, valueStart, valueEnd, visitTransferCoding);
 }
 
 /** Calls `visit` for each non-empty comma-separated element; stops at its first non-zero result. */
@@ -233,7 +241,7 @@ function forEachListElement(
   head: ParsedHead,
   valueStart: number,
   valueEnd: number,
-  visit: (start: number, end: number) => number,
+  visit: (head: ParsedHead, start: number, end: number) => number,
 ): number {
   const buffer = head.buffer;
   const base = head.base;
@@ -246,7 +254,7 @@ function forEachListElement(
     while (trimmedStart < trimmedEnd && isWhitespace(buffer[base + trimmedStart]!)) trimmedStart++;
     while (trimmedEnd > trimmedStart && isWhitespace(buffer[base + trimmedEnd - 1]!)) trimmedEnd--;
     if (trimmedEnd > trimmedStart) {
-      const result = visit(trimmedStart, trimmedEnd);
+      const result = visit(head, trimmedStart, trimmedEnd);
       if (result !== 0) return result;
     }
     start = end + 1;

@@ -203,12 +203,18 @@ export class InboundReader<Owner> implements MessageBufferWaiter {
       return;
     }
     if (result instanceof Promise) {
-      this.#onSettled ??= () => this.#handled();
-      this.#onFailed ??= (error: unknown) => this.#failed(error);
-      result.then(this.#onSettled, this.#onFailed);
+      this.#awaitHandler(result);
       return;
     }
     this.#done();
+  }
+
+  // The callbacks are made here, not in #deliver: an arrow function in a method makes
+  // JavaScriptCore allocate a scope for `this` on every call of that method, used or not.
+  #awaitHandler(result: Promise<void>): void {
+    this.#onSettled ??= () => this.#handled();
+    this.#onFailed ??= (error: unknown) => this.#failed(error);
+    result.then(this.#onSettled, this.#onFailed);
   }
 
   #done(): void {
