@@ -150,10 +150,9 @@ export class RequestPipeline {
           } else {
             result = this.#dispatch(ctx, exchange, found);
           }
-          result =
-            result instanceof Promise
-              ? this.#afterSettled(result, ctx, index - 1)
-              : this.#after(ctx, index - 1);
+          // Without `after` hooks a pending handler is settled as it is: no promise in between.
+          if (!(result instanceof Promise)) result = this.#after(ctx, index - 1);
+          else if (this.#hasAfter) result = this.#afterSettled(result, ctx, index - 1);
           break;
         }
         const before = chain[index]!.before;
