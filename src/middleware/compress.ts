@@ -1,4 +1,3 @@
-import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from "node:zlib";
 import {
   type AnyContext,
   type ContentCoding,
@@ -7,6 +6,7 @@ import {
   type StreamEncoder,
   zlibStreamEncoder,
 } from "corral";
+import { zlibModule } from "../http/zlib-module.ts";
 
 /** Options of `compress()`. */
 export interface CompressOptions {
@@ -43,7 +43,12 @@ const defaultTypes = [
 ];
 
 // Fast levels: a response is compressed per request, unlike a static asset compressed once.
-const brotliParameters = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
+let brotliOptions: { params: Record<number, number> } | undefined;
+/** Made on first use: the constants are node:zlib's, which is loaded only when needed. */
+function brotliParameters() {
+  brotliOptions ??= { params: { [zlibModule().constants.BROTLI_PARAM_QUALITY]: 4 } };
+  return brotliOptions;
+}
 const gzipParameters = { level: 6 };
 const zstdParameters = { level: 3 };
 
@@ -156,8 +161,8 @@ function useCompressed(
 }
 
 function compressSync(coding: ContentCoding, body: Uint8Array): Uint8Array {
-  if (coding === "gzip") return gzipSync(body, gzipParameters);
-  if (coding === "br") return brotliCompressSync(body, brotliParameters);
+  if (coding === "gzip") return zlibModule().gzipSync(body, gzipParameters);
+  if (coding === "br") return zlibModule().brotliCompressSync(body, brotliParameters());
   return Bun.zstdCompressSync(body, zstdParameters);
 }
 
@@ -166,8 +171,8 @@ function compressOffLoop(coding: ContentCoding, body: Uint8Array): Promise<Uint8
   return new Promise((resolve, reject) => {
     const done = (error: Error | null, result: Uint8Array) =>
       error ? reject(error) : resolve(result);
-    if (coding === "gzip") gzip(body, gzipParameters, done);
-    else brotliCompress(body, brotliParameters, done);
+    if (coding === "gzip") zlibModule().gzip(body, gzipParameters, done);
+    else zlibModule().brotliCompress(body, brotliParameters(), done);
   });
 }
 

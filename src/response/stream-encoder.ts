@@ -1,4 +1,5 @@
-import { constants, createBrotliCompress, createGzip, createZstdCompress } from "node:zlib";
+import type { Gzip } from "node:zlib";
+import { zlibModule } from "../http/zlib-module.ts";
 
 /**
  * Encodes a streamed body as it is written: bytes go in, and each `flush()` gives back what
@@ -29,10 +30,11 @@ export interface StreamEncoder {
  */
 export type StreamCoding = "br" | "zstd" | "gzip";
 
-type ZlibStream = ReturnType<typeof createGzip>;
+type ZlibStream = Gzip;
 
 // Fast levels, as for drafted bodies: a stream is encoded while a client waits.
 function makeStream(coding: StreamCoding): ZlibStream {
+  const { constants, createBrotliCompress, createGzip, createZstdCompress } = zlibModule();
   if (coding === "gzip") return createGzip({ level: 6 });
   if (coding === "br") {
     const params = { [constants.BROTLI_PARAM_QUALITY]: 4 };

@@ -1,5 +1,5 @@
-import { brotliCompressSync, constants } from "node:zlib";
 import type { ContentCoding } from "../http/content-coding.ts";
+import { zlibModule } from "../http/zlib-module.ts";
 
 /** Below this a variant saves too little to be worth a second entity and a `Vary` lookup. */
 const minimumBytes = 256;
@@ -12,6 +12,7 @@ export function precompress(bytes: Uint8Array, coding: ContentCoding): Uint8Arra
   if (bytes.length < minimumBytes) return undefined;
   let compressed: Uint8Array;
   if (coding === "br") {
+    const { brotliCompressSync, constants } = zlibModule();
     compressed = brotliCompressSync(bytes, {
       params: {
         [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
