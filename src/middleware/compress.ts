@@ -1,3 +1,4 @@
+import type * as Zlib from "node:zlib";
 import {
   type AnyContext,
   type ContentCoding,
@@ -6,7 +7,6 @@ import {
   type StreamEncoder,
   zlibStreamEncoder,
 } from "corral";
-import { zlibModule } from "../http/zlib-module.ts";
 
 /** Options of `compress()`. */
 export interface CompressOptions {
@@ -43,6 +43,13 @@ const defaultTypes = [
 ];
 
 // Fast levels: a response is compressed per request, unlike a static asset compressed once.
+let zlib: typeof Zlib | undefined;
+/** node:zlib on first use, as the App's own `zlibModule` (this package sees only `corral`). */
+function zlibModule(): typeof Zlib {
+  zlib ??= require("node:zlib") as typeof Zlib;
+  return zlib;
+}
+
 let brotliOptions: { params: Record<number, number> } | undefined;
 /** Made on first use: the constants are node:zlib's, which is loaded only when needed. */
 function brotliParameters() {
