@@ -196,22 +196,16 @@ export class OutboundQueue {
       this.#entries.push(frame);
       return;
     }
-    if (
-      this.#batchEnabled &&
-      frame.length <= this.#batch.length &&
-      this.#current === null &&
-      this.#batchLength === 0 &&
-      this.#entryHead === this.#entries.length
-    ) {
+    // Nothing waits at all (no write under way, an empty batch): kept by reference.
+    if (this.#current === null && this.#batchLength === 0 && this.#fitsBatch(frame.length)) {
       this.#lone = frame;
       this.#entries.push(frame);
       return;
     }
     this.#batchLone();
-    const at = this.#batchLength;
-    if (this.#batchOpen() && at + frame.length <= this.#batch.length) {
-      this.#batch.set(frame, at);
-      this.#batchLength = at + frame.length;
+    if (this.#fitsBatch(frame.length)) {
+      this.#batch.set(frame, this.#batchLength);
+      this.#batchLength += frame.length;
     } else {
       this.#entries.push(frame);
     }
