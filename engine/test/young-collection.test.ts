@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import {
   inboundBytesPerYoungCollection,
+  inboundChunkMinimumBytes,
   requestsPerYoungCollection,
   upgradeWeight,
   YoungCollection,
@@ -21,6 +22,21 @@ describe("YoungCollection", () => {
     expect(runs()).toBe(1);
     collection.countInbound(inboundBytesPerYoungCollection - 1);
     expect(runs()).toBe(1);
+  });
+
+  test("a chunk smaller than inboundChunkMinimumBytes counts as that many bytes", () => {
+    const { collection, runs } = counted();
+    const chunks = inboundBytesPerYoungCollection / inboundChunkMinimumBytes;
+    // A one-byte chunk (a keep-alive request is about 40) weighs as much as a 1 KiB one.
+    for (let chunk = 1; chunk < chunks; chunk++) collection.countInbound(1);
+    expect(runs()).toBe(0);
+    collection.countInbound(1);
+    expect(runs()).toBe(1);
+    // At the minimum and above, a chunk counts its own bytes.
+    for (let chunk = 1; chunk < chunks; chunk++) collection.countInbound(inboundChunkMinimumBytes);
+    expect(runs()).toBe(1);
+    collection.countInbound(inboundChunkMinimumBytes + 1);
+    expect(runs()).toBe(2);
   });
 
   test("collects every requestsPerYoungCollection requests; an upgrade weighs upgradeWeight", () => {
