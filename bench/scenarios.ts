@@ -16,7 +16,8 @@ export type ServerKind =
   | "corral-app"
   | "corral-compress"
   | "hono"
-  | "elysia";
+  | "elysia"
+  | "listen-floor";
 export const serverLabels: Readonly<Record<ServerKind, string>> = {
   "corral-engine": "corral-engine",
   "bun-serve": "Bun.serve",
@@ -24,6 +25,7 @@ export const serverLabels: Readonly<Record<ServerKind, string>> = {
   "corral-compress": "corral App + compress",
   hono: "Hono",
   elysia: "Elysia",
+  "listen-floor": "Bun.listen floor",
 };
 
 export type ScenarioId = "plain" | "pipelined" | "big" | "app-plain" | "app-pipelined" | "compress";
@@ -96,12 +98,20 @@ const appHello = {
     { kind: "bun-serve", label: serverLabels["bun-serve"], script: "bun-serve-hello-query.ts" },
     { kind: "hono", label: serverLabels.hono, script: "hono-hello.ts" },
     { kind: "elysia", label: serverLabels.elysia, script: "elysia-hello.ts" },
+    {
+      kind: "listen-floor",
+      label: serverLabels["listen-floor"],
+      script: "listen-floor-hello-query.ts",
+    },
   ],
   ratios: [
     { label: "App / engine bare", numerator: "corral-app", denominator: "corral-engine" },
     { label: "App / Bun.serve", numerator: "corral-app", denominator: "bun-serve" },
     { label: "App / Hono", numerator: "corral-app", denominator: "hono" },
     { label: "App / Elysia", numerator: "corral-app", denominator: "elysia" },
+    // The ceiling: how far above Bun.serve anything on Bun.listen can get on this machine.
+    { label: "floor / Bun.serve", numerator: "listen-floor", denominator: "bun-serve" },
+    { label: "App / floor", numerator: "corral-app", denominator: "listen-floor" },
   ],
   expected: {
     contentType: nameContentType,
