@@ -244,7 +244,13 @@ function dataOf(parser: FrameParser, pieces: Uint8Array[]): Uint8Array {
 }
 
 test("long payloads unmask correctly at every alignment and mask phase (the 32-bit path)", () => {
-  const payload = Uint8Array.from({ length: 3000 }, (_, index) => (index * 7 + 3) & 0xff);
+  // Eight lengths: the words left after four a turn are 0 to 3 at every alignment.
+  for (let length = 3000; length < 3008; length++) {
+    unmasksAtEveryAlignment(Uint8Array.from({ length }, (_, index) => (index * 7 + 3) & 0xff));
+  }
+});
+
+function unmasksAtEveryAlignment(payload: Uint8Array): void {
   for (let lead = 0; lead < 4; lead++) {
     for (const cut of [0, 1, 2, 3, 5, 77]) {
       // The frame shifted in its buffer so the payload starts at each alignment (a fresh copy
@@ -261,7 +267,7 @@ test("long payloads unmask correctly at every alignment and mask phase (the 32-b
       expect(dataOf(parser, pieces)).toEqual(payload);
     }
   }
-});
+}
 
 test("short payloads unmask correctly in every length and mask phase (four bytes a turn)", () => {
   for (let length = 0; length <= 40; length++) {
