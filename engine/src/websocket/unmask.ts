@@ -3,7 +3,7 @@
 // continues where the last piece stopped.
 
 /** Runs shorter than this are unmasked bytewise (a word view costs an allocation). */
-const wordUnmaskMinimumBytes = 1024;
+export const wordUnmaskMinimumBytes = 1024;
 const littleEndian = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 
 /**

@@ -1,0 +1,58 @@
+import { expect, test } from "bun:test";
+import { unmaskInPlace, wordUnmaskMinimumBytes } from "../../src/websocket/unmask.ts";
+
+const mask = Uint8Array.of(0x9e, 0x37, 0x79, 0xb9);
+
+/** `bytes` with `[start, start + length)` XORed byte by byte from mask offset `offset`. */
+function expected(bytes: Uint8Array, start: number, length: number, offset: number) {
+  const result = bytes.slice();
+  for (let index = 0; index < length; index++) {
+    result[start + index] = result[start + index]! ^ mask[(offset + index) & 3]!;
+  }
+  return result;
+}
+
+function patterned(length: number): Uint8Array {
+  return Uint8Array.from({ length }, (_, index) => (index * 31 + 7) & 0xff);
+}
+
+/** Unmasks a run of `length` after `before` bytes and before `after` bytes, at every offset. */
+function checkRun(before: number, length: number, after: number): void {
+  for (let offset = 0; offset < 4; offset++) {
+    const bytes = patterned(before + length + after);
+    const want = expected(bytes, before, length, offset);
+    const next = unmaskInPlace(bytes, before, length, mask, offset);
+    if (next !== ((offset + length) & 3) || !bytes.every((byte, index) => byte === want[index])) {
+      throw new Error(`run of ${length} at ${before} (+${after} after), offset ${offset} is wrong`);
+    }
+  }
+}
+
+test("runs below the word threshold: every length to 40, at every start and mask offset", () => {
+  for (let length = 0; length <= 40; length++) {
+    for (let before = 0; before < 4; before++) checkRun(before, length, 3);
+  }
+  for (let length = wordUnmaskMinimumBytes - 20; length < wordUnmaskMinimumBytes; length++) {
+    checkRun(1, length, 2);
+  }
+});
+
+test("word runs: every remainder of 16 bytes, at every start and mask offset, bytes around untouched", () => {
+  for (let length = wordUnmaskMinimumBytes; length < wordUnmaskMinimumBytes + 17; length++) {
+    for (let before = 0; before < 5; before++) checkRun(before, length, 3);
+  }
+  checkRun(6, 16 * 1024, 0);
+  checkRun(40_001, 16 * 1024 + 5, 20_000);
+});
+
+test("a run split in two continues the mask where the first part stopped", () => {
+  const payload = patterned(5000);
+  const want = expected(payload, 0, payload.length, 0);
+  for (const cut of [1, 2, 3, wordUnmaskMinimumBytes, wordUnmaskMinimumBytes + 3, 3971]) {
+    const first = payload.slice(0, cut);
+    const second = payload.slice(cut);
+    const offset = unmaskInPlace(first, 0, first.length, mask, 0);
+    unmaskInPlace(second, 0, second.length, mask, offset);
+    expect(Uint8Array.from([...first, ...second])).toEqual(want);
+  }
+});
