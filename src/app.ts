@@ -9,7 +9,8 @@ import type { Context } from "./context.ts";
 import type { ContinuationSpec } from "./continuation.ts";
 import type { ErrorHandling } from "./error-mapping.ts";
 import type { ErrorFormat } from "./errors/error-format.ts";
-import { type AppLog, HandlerFailures } from "./handler-failures.ts";
+import { type AppLog, defaultLogLimits, FailureLog, type LogLimits } from "./failure-log.ts";
+import { HandlerFailures } from "./handler-failures.ts";
 import { assertNotHotReloading } from "./hot-reload.ts";
 import { type InProcessRequestInit, requestInProcess } from "./in-process.ts";
 import { type Io, systemIo } from "./io.ts";
@@ -31,8 +32,8 @@ import { requestScopeEnabled, runInRequestScope } from "./waiting/request-scope.
 import { Rooms } from "./websocket/rooms.ts";
 import { WebSocketEndpoint, type WebSocketRoute } from "./websocket/websocket-route.ts";
 
-/** The App's limits: the engine's and those of the request views. */
-export interface AppLimits extends Limits, RequestViewLimits {}
+/** The App's limits: the engine's, those of the request views and of its failure reports. */
+export interface AppLimits extends Limits, RequestViewLimits, LogLimits {}
 
 /** Defaults of the App's own limits (the engine's are `defaultLimits`). */
 export const defaultRequestViewLimits: RequestViewLimits = Object.freeze({
@@ -61,8 +62,10 @@ export interface AppOptions<Shared> {
   readonly io?: Io;
   /**
    * Where handler errors are reported, once each: those answered with a 5xx (method, path,
-   * status, the error with its stack) and those after a stream's headers were sent. `console`
-   * by default; `null` for silence. The client never sees any of it.
+   * status, the error with its stack) and those after a stream's headers were sent, each kind
+   * (status and error name) in full up to `limits.failureReportsPerSecond` a second, and past it
+   * counted in one summary line when the second ends. `console` by default; `null` for silence.
+   * The client never sees any of it.
    */
   readonly log?: AppLog | null;
   /**
@@ -145,6 +148,7 @@ export class App<Shared, Locals extends object = NoLocals> {
   readonly rooms: Rooms = new Rooms();
   readonly #pipeline: RequestPipeline;
   readonly #failures: HandlerFailures;
+  readonly #failureLog: FailureLog;
   #engine: Engine | undefined;
   /** Whether some route streams its body: without one the engine is not asked per request. */
   #streamsBodies = false;
@@ -157,21 +161,32 @@ export class App<Shared, Locals extends object = NoLocals> {
   constructor(options: AppOptions<Shared>) {
     this.shared = options.shared;
     this.io = options.io ?? systemIo;
-    this.#failures = new HandlerFailures(options.log === undefined ? console : options.log);
-    const { maxParameters, maxMultipartParts, maxMultipartPartHeaderBytes, ...engineLimits } =
-      options.limits ?? {};
-    const viewLimits = {
+    const {
+      maxParameters,
+      maxMultipartParts,
+      maxMultipartPartHeaderBytes,
+      failureReportsPerSecond,
+      ...engineLimits
+    } = options.limits ?? {};
+    const appLimits = {
       maxParameters: maxParameters ?? defaultRequestViewLimits.maxParameters,
       maxMultipartParts: maxMultipartParts ?? defaultRequestViewLimits.maxMultipartParts,
       maxMultipartPartHeaderBytes:
         maxMultipartPartHeaderBytes ?? defaultRequestViewLimits.maxMultipartPartHeaderBytes,
+      failureReportsPerSecond: failureReportsPerSecond ?? defaultLogLimits.failureReportsPerSecond,
     };
-    for (const [name, value] of Object.entries(viewLimits)) {
+    for (const [name, value] of Object.entries(appLimits)) {
       if (!Number.isSafeInteger(value) || value < 1) {
         throw new RangeError(`corral: limit ${name} must be a whole number >= 1, got ${value}`);
       }
     }
-    this.limits = Object.freeze({ ...resolveLimits(engineLimits), ...viewLimits });
+    this.limits = Object.freeze({ ...resolveLimits(engineLimits), ...appLimits });
+    this.#failureLog = new FailureLog(
+      options.log === undefined ? console : options.log,
+      this.io,
+      this.limits,
+    );
+    this.#failures = new HandlerFailures(this.#failureLog);
     const format = options.errorFormat ?? "text";
     if (format !== "text" && format !== "problem") {
       throw new TypeError(`corral: errorFormat must be "text" or "problem", got ${format}`);
@@ -402,6 +417,8 @@ export class App<Shared, Locals extends object = NoLocals> {
   async stop(options?: { readonly graceMs?: number }): Promise<void> {
     this.#stopped = true;
     await this.#engine?.stop(options);
+    // What the last second counted without logging is written now, not lost with the process.
+    this.#failureLog.flush();
   }
 
   /**
@@ -498,6 +515,7 @@ export class App<Shared, Locals extends object = NoLocals> {
       maxParameters: _parameters,
       maxMultipartParts: _parts,
       maxMultipartPartHeaderBytes: _headers,
+      failureReportsPerSecond: _reports,
       ...limits
     } = this.limits;
     return limits;

@@ -54,9 +54,9 @@ export {
   type ServerSentEventsState,
   serverSentEvents,
 } from "./events/server-sent-events.ts";
+export { type AppLog, defaultLogLimits, type LogLimits } from "./failure-log.ts";
 export { isTokenCode } from "./field-syntax.ts";
 export { formatText } from "./format-text.ts";
-export type { AppLog } from "./handler-failures.ts";
 export type { ContextFor, HandlerFor, LocalsOf, SharedOf } from "./handler-types.ts";
 // Static files
 export {

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { defaultLimits, defaultRequestViewLimits } from "corral";
+import { defaultLimits, defaultLogLimits, defaultRequestViewLimits } from "corral";
 
 test("the README's limits table lists every limit with its default", async () => {
   const readme = await Bun.file(`${import.meta.dir}/../README.md`).text();
@@ -7,7 +7,11 @@ test("the README's limits table lists every limit with its default", async () =>
     match[1],
     Number(match[2]),
   ]);
-  expect(Object.fromEntries(rows)).toEqual({ ...defaultLimits, ...defaultRequestViewLimits });
+  expect(Object.fromEntries(rows)).toEqual({
+    ...defaultLimits,
+    ...defaultRequestViewLimits,
+    ...defaultLogLimits,
+  });
 });
 
 test("docs/limits.md documents every limit with its default", async () => {
@@ -16,5 +20,9 @@ test("docs/limits.md documents every limit with its default", async () => {
     match[1],
     Number(match[2]),
   ]);
-  expect(Object.fromEntries(rows)).toEqual({ ...defaultLimits, ...defaultRequestViewLimits });
+  expect(Object.fromEntries(rows)).toEqual({
+    ...defaultLimits,
+    ...defaultRequestViewLimits,
+    ...defaultLogLimits,
+  });
 });

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { App, ManualIo, WorkerPool } from "corral";
+import { App, defaultLogLimits, ManualIo, WorkerPool } from "corral";
 import { parseResponses, RawClient } from "../../engine/test/support/raw-client.ts";
 import { waitUntil } from "../../engine/test/support/test-server.ts";
 import type { FixtureRequest, FixtureResponse } from "../services/fixtures/jobs-worker.ts";
@@ -34,7 +34,11 @@ test("300 pool jobs awaited without options: the pool's bound is filled, the res
     maxQueuedJobs,
   });
   using gate = new JobGate();
-  const app = new App({ shared: { pool }, limits: { workers }, log: null });
+  // The refusals are logged within failureReportsPerSecond, the rest counted (not a stack each).
+  const reports: unknown[][] = [];
+  const log = { error: (...values: unknown[]) => void reports.push(values) };
+  const started = performance.now();
+  const app = new App({ shared: { pool }, limits: { workers }, log });
   app.route("POST", "/work", async (ctx) => {
     // The way most handlers are written: no context, no signal.
     const result = await ctx.shared.pool.run({ kind: "gate", gate: gate.buffer });
@@ -71,6 +75,20 @@ test("300 pool jobs awaited without options: the pool's bound is filled, the res
     }
     const accepted = threads + maxQueuedJobs;
     expect(tally).toEqual({ "200 -": accepted, "503 1": 300 - accepted });
+    await app.stop();
+    const seconds = Math.ceil((performance.now() - started) / 1000);
+    const full = reports.filter((values) => values.length === 2);
+    const counted = reports
+      .filter((values) => values.length === 1)
+      .map((values) =>
+        /^corral: (\d+) more failures \(503 after ServiceBusyError\)/.exec(String(values[0])),
+      )
+      .reduce((sum, match) => sum + Number(match![1]), 0);
+    expect(full.every(([, error]) => (error as Error).name === "ServiceBusyError")).toBe(true);
+    expect(full.length).toBeLessThanOrEqual(
+      defaultLogLimits.failureReportsPerSecond * (seconds + 1),
+    );
+    expect(full.length + counted).toBe(300 - accepted);
   } finally {
     gate.open();
     for (const client of flood) client.destroy();
