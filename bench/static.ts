@@ -12,13 +12,18 @@ import { runWrk } from "./wrk.ts";
 /** The goal of the issue for 20 concurrent downloads of the 10 MiB file on corral. */
 export const staticRssGrowthCapMiB = 16;
 
-type StaticServer = "corral" | "bun-file" | "bun-routes";
+type StaticServer = "corral" | "corral-sendfile" | "bun-file" | "bun-routes";
 const servers: ReadonlyArray<{
   readonly kind: StaticServer;
   readonly label: string;
   readonly script: string;
 }> = [
   { kind: "corral", label: "corral serveStatic", script: "bench/servers/corral-static.ts" },
+  {
+    kind: "corral-sendfile",
+    label: "corral sendfile",
+    script: "bench/servers/corral-static-sendfile.ts",
+  },
   {
     kind: "bun-file",
     label: "Bun.serve Bun.file",
@@ -204,29 +209,38 @@ export function formatStatic(runs: readonly StaticRun[]): string {
           `| ${name.padEnd(11)} | ${server.label.padEnd(18)} | ${run.status} | ${fixed(run.requestsPerSecond, 0)} | ${fixed(run.requestsPerCpuSecond, 0)} | ${fixed(run.mibPerSecond, 0)} | ${fixed(run.peakRssMiB, 1)} | ${fixed(run.rssGrowthMiB, 1)} |`,
         );
       }
-      const corral = find("corral", file.name, conditional);
-      for (const other of ["bun-file", "bun-routes"] as const) {
-        const bun = find(other, file.name, conditional);
-        if (
-          corral === undefined ||
-          bun === undefined ||
-          corral.error !== null ||
-          bun.error !== null
-        )
-          continue;
-        const label = other === "bun-file" ? "Bun.file" : "static routes";
-        goals.push(
-          `  ${name}: corral / ${label}: ${(corral.requestsPerCpuSecond / bun.requestsPerCpuSecond).toFixed(2)}x req per CPU-s, ` +
-            `${(corral.requestsPerSecond / bun.requestsPerSecond).toFixed(2)}x req/s, ` +
-            `${(corral.mibPerSecond / bun.mibPerSecond).toFixed(2)}x MiB/s, peak RSS ${corral.peakRssMiB.toFixed(1)} vs ${bun.peakRssMiB.toFixed(1)} MiB`,
-        );
+      for (const [kind, corralLabel] of [
+        ["corral", "corral"],
+        ["corral-sendfile", "corral sendfile"],
+      ] as const) {
+        const corral = find(kind, file.name, conditional);
+        for (const other of ["bun-file", "bun-routes"] as const) {
+          const bun = find(other, file.name, conditional);
+          if (
+            corral === undefined ||
+            bun === undefined ||
+            corral.error !== null ||
+            bun.error !== null
+          )
+            continue;
+          const label = other === "bun-file" ? "Bun.file" : "static routes";
+          goals.push(
+            `  ${name}: ${corralLabel} / ${label}: ${(corral.requestsPerCpuSecond / bun.requestsPerCpuSecond).toFixed(2)}x req per CPU-s, ` +
+              `${(corral.requestsPerSecond / bun.requestsPerSecond).toFixed(2)}x req/s, ` +
+              `${(corral.mibPerSecond / bun.mibPerSecond).toFixed(2)}x MiB/s, peak RSS ${corral.peakRssMiB.toFixed(1)} vs ${bun.peakRssMiB.toFixed(1)} MiB`,
+          );
+        }
       }
     }
   }
-  const large = find("corral", "10m.bin", false);
-  if (large !== undefined && large.error === null) {
+  for (const [kind, label] of [
+    ["corral", "corral"],
+    ["corral-sendfile", "corral sendfile"],
+  ] as const) {
+    const large = find(kind, "10m.bin", false);
+    if (large === undefined || large.error !== null) continue;
     goals.push(
-      `  20 concurrent downloads of 10m.bin: corral RSS growth ${large.rssGrowthMiB.toFixed(1)} MiB ` +
+      `  20 concurrent downloads of 10m.bin: ${label} RSS growth ${large.rssGrowthMiB.toFixed(1)} MiB ` +
         `(goal < ${staticRssGrowthCapMiB} MiB): ${large.rssGrowthMiB < staticRssGrowthCapMiB ? "met" : "NOT met"}`,
     );
   }

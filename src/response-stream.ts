@@ -73,6 +73,30 @@ export class StreamWriter {
     this.#stream.commit(bytes);
   }
 
+  /**
+   * Whether `sendFile` hands files to the kernel's `sendfile` here (Linux, and no content coding
+   * on this stream): their bytes never enter the process.
+   */
+  get sendsFilesInKernel(): boolean {
+    return this.#encoder === undefined && this.#stream.sendsFilesInKernel;
+  }
+
+  /**
+   * Sends what was written, then `length` bytes of the open file `descriptor` from `position`
+   * (see the engine's `ResponseStream.sendFile`); resolves when the socket took them. The stream
+   * needs a declared length (`contentLength`) and no content coding (a `TypeError` otherwise).
+   *
+   * @example
+   * const stream = ctx.response.stream(200, "application/octet-stream", { contentLength: size });
+   * await stream.writer().sendFile(descriptor, 0, size);
+   */
+  sendFile(descriptor: number, position: number, length: number): Promise<void> {
+    if (this.#encoder !== undefined) {
+      throw new TypeError("corral: a stream with a content coding cannot send a file as it is");
+    }
+    return this.#stream.sendFile(descriptor, position, length);
+  }
+
   /** Formats `{}` placeholders with `values` (see `formatText`) and writes the text. */
   print(format: string, ...values: unknown[]): Promise<void> {
     return this.writeAll(formatText(format, values));

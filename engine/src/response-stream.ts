@@ -1,4 +1,5 @@
 import type { Exchange } from "./exchange.ts";
+import { loadSendFile } from "./internal/send-file.ts";
 import { type StreamFraming, streamDiscardedMessage } from "./internal/stream-framing.ts";
 
 /**
@@ -90,6 +91,36 @@ export class ResponseStream {
     this.#assertUsable();
     this.#framing.writeText(text);
     this.#bodyBytes = this.#framing.bodyBytes;
+  }
+
+  /**
+   * Whether `sendFile` has the kernel's `sendfile` here (Linux), so file bytes never enter the
+   * process. Elsewhere it reads them into the connection's output buffer, synchronously, a piece
+   * at a time: staging and asynchronous reads (`stagingWindow`) then suit large files better.
+   */
+  get sendsFilesInKernel(): boolean {
+    return loadSendFile() !== null;
+  }
+
+  /**
+   * Sends what is written so far, then `length` bytes of the open file `descriptor` from
+   * `position`, and resolves when the socket took them all (a slow client makes only this
+   * handler wait). The stream must have a declared length. The descriptor must stay open until
+   * the promise settles; the file should not change meanwhile: what the kernel sends is the file
+   * as it is then, so check it after (size and times) and abort the stream if it changed. A file
+   * that ends before `position + length` ends the connection (the client sees a short body).
+   *
+   * @example
+   * stream.declareLength(size);
+   * await stream.sendFile(descriptor, 0, size);
+   * await stream.finish();
+   */
+  sendFile(descriptor: number, position: number, length: number): Promise<void> {
+    if (!this.#exchange.live) return Promise.reject(this.#exchange.staleError("stream"));
+    if (this.#discarded) return Promise.reject(new TypeError(streamDiscardedMessage));
+    const sent = this.#framing.sendFile(descriptor, position, length);
+    this.#bodyBytes = this.#framing.bodyBytes;
+    return sent;
   }
 
   /** Sends everything written so far; resolves when the socket accepted it. */

@@ -66,6 +66,11 @@ export interface EngineStats {
   readonly bytesCopiedToStaging: number;
   /** Response payload bytes written straight from application-owned (borrowed) memory. */
   readonly bytesBorrowed: number;
+  /**
+   * Response payload bytes the kernel sent straight from files (`sendfile`), never read into the
+   * process (a stream's `sendFile`).
+   */
+  readonly bytesSentFromFiles: number;
   /** Streamed request-body bytes handed to handlers (borrowed from socket chunks or a window). */
   readonly bytesStreamedIn: number;
   /** Of those, bytes copied into a worker's stream window (decoded chunked bodies only). */
@@ -103,6 +108,7 @@ export class StatsCounters {
   bytesOut = 0;
   bytesCopiedToStaging = 0;
   bytesBorrowed = 0;
+  bytesSentFromFiles = 0;
   bytesStreamedIn = 0;
   bytesCopiedToWindow = 0;
   readonly deadlineCloses: Record<DeadlineKind, number> = {
@@ -159,6 +165,7 @@ export class StatsCounters {
       bytesOut: this.bytesOut,
       bytesCopiedToStaging: this.bytesCopiedToStaging,
       bytesBorrowed: this.bytesBorrowed,
+      bytesSentFromFiles: this.bytesSentFromFiles,
       bytesStreamedIn: this.bytesStreamedIn,
       bytesCopiedToWindow: this.bytesCopiedToWindow,
       deadlineCloses: { ...this.deadlineCloses },

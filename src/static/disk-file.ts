@@ -33,13 +33,16 @@ export class DiskFile implements StaticFile {
   readonly size: number;
   readonly validators: FileValidators;
   readonly bytes = undefined;
+  readonly descriptor: number | undefined;
   readonly #fd: number;
   readonly #stats: Stats;
   #open = true;
   #pieces = 0;
 
-  constructor(fd: number, stats: Stats, tagSuffix: string) {
+  /** `sendfile`: hand the descriptor out for `sendfile` (see `StaticFile.descriptor`). */
+  constructor(fd: number, stats: Stats, tagSuffix: string, sendfile: boolean) {
     this.#fd = fd;
+    this.descriptor = sendfile ? fd : undefined;
     this.#stats = stats;
     this.size = stats.size;
     this.validators = diskValidators(stats, tagSuffix);

@@ -37,6 +37,8 @@ export interface DiskSourceOptions {
   /** Bytes of small files kept in memory, all together and per file. */
   readonly maxCachedBytes: number;
   readonly maxCachedFileBytes: number;
+  /** Whether files go out with `sendfile` (see `StaticFilesOptions.sendfile`). */
+  readonly sendfile: boolean;
 }
 
 type Found =
@@ -119,7 +121,8 @@ export class DiskSource implements FileSource {
       return undefined;
     }
     const stats = fstatSync(fd);
-    if (sameFile(stats, verified)) return new DiskFile(fd, stats, tagSuffix);
+    if (sameFile(stats, verified))
+      return new DiskFile(fd, stats, tagSuffix, this.#options.sendfile);
     closeSync(fd);
     return undefined;
   }
@@ -149,7 +152,7 @@ export class DiskSource implements FileSource {
       }
       this.#verified.set(name, { stats, cached: undefined });
       keepOpen = true;
-      return { kind: "file", file: new DiskFile(fd, stats, tagSuffix) };
+      return { kind: "file", file: new DiskFile(fd, stats, tagSuffix, this.#options.sendfile) };
     } catch {
       return missing;
     } finally {

@@ -8,6 +8,7 @@ export class MemoryFile implements StaticFile {
   readonly size: number;
   readonly validators: FileValidators;
   readonly bytes: Uint8Array;
+  readonly descriptor = undefined;
 
   constructor(bytes: Uint8Array, validators: FileValidators) {
     this.bytes = bytes;

@@ -20,6 +20,8 @@ export interface StaticFile {
   readonly validators: FileValidators;
   /** The whole content when it is in memory: sent with `borrowBody`, never copied. */
   readonly bytes: Uint8Array | undefined;
+  /** The open descriptor of a file on disk to send with `sendfile`; undefined otherwise. */
+  readonly descriptor: number | undefined;
   /**
    * Reads up to `target.length` bytes at `position` into `target`; returns how many (0 at the
    * end). Synchronous for memory and for the first piece of a file, so small files answer at once.

@@ -1,6 +1,7 @@
 import type { StatsCounters } from "../stats.ts";
 import { copyBytes } from "./ascii.ts";
 import type { ErrorResponse } from "./error-responses.ts";
+import { FileSegment } from "./file-segment.ts";
 import type { ResponseDraft } from "./response-draft.ts";
 import { writeTwoRanges } from "./vectored-write.ts";
 
@@ -24,9 +25,10 @@ export const outputClosed = -1;
 /**
  * The output side of a connection: a fixed batch buffer where response heads and small bodies
  * are collected (so one input chunk gets one `write`), followed by at most one segment written in
- * place from memory the engine does not copy (worker staging or a borrowed body). Partial writes
- * continue from an offset on `drain`; nothing is ever copied to make room. While the socket takes
- * nothing more the output is `blocked`: see blocked-output.ts for what that may cost others.
+ * place from memory the engine does not copy (worker staging or a borrowed body), then at most
+ * one range of a file (see file-segment.ts). Partial writes continue from an offset on `drain`;
+ * nothing is ever copied to make room. While the socket takes nothing more the output is
+ * `blocked`: see blocked-output.ts for what that may cost others.
  */
 export class OutputChannel {
   readonly buffer: Uint8Array;
@@ -43,19 +45,22 @@ export class OutputChannel {
   blocked = false;
   /** When a write last made progress (or the output last became pending), for `writeStallMs`. */
   lastProgressAt = 0;
+  /** A file range written after the segment. */
+  readonly file: FileSegment;
 
   constructor(buffer: Uint8Array) {
     this.buffer = buffer;
+    this.file = new FileSegment(this);
   }
 
   /** Whether any byte is waiting to be written. */
   get pending(): boolean {
-    return this.end > this.start || this.segment !== null;
+    return this.end > this.start || this.segment !== null || this.file.pending;
   }
 
   /** Free bytes at the end of the batch buffer; zero while a segment waits (order must hold). */
   get room(): number {
-    return this.segment === null ? this.buffer.length - this.end : 0;
+    return this.segment === null && !this.file.pending ? this.buffer.length - this.end : 0;
   }
 
   /** Forgets everything unsent (the connection is closing). */
@@ -64,6 +69,7 @@ export class OutputChannel {
     this.end = 0;
     this.blocked = false;
     this.#dropSegment();
+    this.file.clear();
   }
 
   /** Appends bytes to the batch; the caller checked `room`. */
@@ -162,6 +168,7 @@ export class OutputChannel {
       }
       this.#dropSegment();
     }
+    if (this.file.pending) return this.file.writeTo(socket, stats);
     return outputDone;
   }
 

@@ -6,6 +6,7 @@ import { asciiBytes, hexLength, writeHex } from "./ascii.ts";
 import type { HandlerRun } from "./handler-run.ts";
 import type { OutputChannel } from "./output-channel.ts";
 import type { ResponseDraft } from "./response-draft.ts";
+import { checkDeclaredLength, checkFileRange } from "./stream-length.ts";
 import { streamFramePrefixBytes } from "./worker-table.ts";
 
 const lastChunk = asciiBytes("0\r\n\r\n");
@@ -57,6 +58,10 @@ export class StreamFraming {
   #resolve: (() => void) | null = null;
   #reject: ((error: Error) => void) | null = null;
   #failure: Error | null = null;
+  /** A file range `sendFile` asked for, sent after the staged bytes: descriptor, from, to. */
+  #file: readonly [number, number, number] | null = null;
+  /** The file of `sendFile` ended early: the flush fails, the stream is short of its length. */
+  readonly #fileEnded = (error: Error) => this.#fail(error);
 
   constructor(connection: StreamHost) {
     this.#connection = connection;
@@ -75,6 +80,7 @@ export class StreamFraming {
     this.#resolve = null;
     this.#reject = null;
     this.#failure = null;
+    this.#file = null;
   }
 
   /** Whether a flush is requested or on its way (staging must not change). */
@@ -115,23 +121,7 @@ export class StreamFraming {
   declareLength(bytes: number): void {
     if (this.headSent)
       throw new TypeError("corral: a stream's length is declared before its first flush");
-    if (!Number.isSafeInteger(bytes) || bytes < 0) {
-      throw new TypeError(
-        `corral: a stream's declared length must be a whole number of bytes, got ${bytes}`,
-      );
-    }
-    const limit = this.#connection.limits.maxResponseBytes;
-    if (bytes > limit) {
-      throw new ResponseLimitError(
-        "maxResponseBytes",
-        `a declared length of ${bytes} bytes is over ${limit}`,
-      );
-    }
-    if (this.#streamedBytes > bytes) {
-      throw new TypeError(
-        `corral: ${this.#streamedBytes} bytes are written already, over the declared ${bytes}`,
-      );
-    }
+    checkDeclaredLength(bytes, this.#connection.limits.maxResponseBytes, this.#streamedBytes);
     this.#declaredLength = bytes;
   }
 
@@ -196,6 +186,22 @@ export class StreamFraming {
       throw error;
     }
     this.#streamedBytes += added;
+  }
+
+  /**
+   * Sends what is staged, then `length` bytes of the open file `descriptor` from `position`
+   * (sendfile where the platform has it: file-segment.ts); resolves when the socket took them.
+   * Only with a declared length: chunked framing would need the bytes in hand.
+   */
+  sendFile(descriptor: number, position: number, length: number): Promise<void> {
+    this.#checkWritable();
+    checkFileRange(this.#declaredLength, descriptor, position, length);
+    this.#checkDeclared(length);
+    this.#streamedBytes += length;
+    if (length > 0 && !this.#connection.isHeadRequest) {
+      this.#file = [descriptor, position, position + length];
+    }
+    return this.flush(false);
   }
 
   /** Sends what is staged; resolves when the socket has taken it. */
@@ -293,6 +299,11 @@ export class StreamFraming {
     } else if (this.#finishRequested && this.#chunked && !sized && !connection.isHeadRequest) {
       output.buffer.set(lastChunk, output.end);
       output.end += lastChunk.length;
+    }
+    const file = this.#file;
+    if (file !== null) {
+      this.#file = null;
+      output.file.set(file[0], file[1], file[2], this.#fileEnded);
     }
     if (!output.pending) this.outputDone();
   }

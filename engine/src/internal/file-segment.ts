@@ -1,0 +1,111 @@
+import { readSync } from "node:fs";
+import type { StatsCounters } from "../stats.ts";
+import {
+  type OutputChannel,
+  outputBlocked,
+  outputClosed,
+  outputDone,
+  type WritableSocket,
+} from "./output-channel.ts";
+import { loadSendFile } from "./send-file.ts";
+
+/**
+ * A range of an open file, the last part of a connection's output: sent with `sendfile(2)`, so
+ * the file's bytes go from the page cache to the socket without entering the process. When the
+ * kernel takes nothing more (the socket's buffer is full), the next piece is read into the batch
+ * buffer (empty at that point) and written through the socket like any output: Bun then arms
+ * `drain`, which a write it does not see could not do, and what the socket did not take is sent
+ * from the batch before the file goes on. Where there is no sendfile, every piece goes that way.
+ */
+export class FileSegment {
+  readonly #channel: OutputChannel;
+  #descriptor = -1;
+  #position = 0;
+  #end = 0;
+  #onShort: (error: Error) => void = ignore;
+
+  constructor(channel: OutputChannel) {
+    this.#channel = channel;
+  }
+
+  /** Whether a range waits to be sent. */
+  get pending(): boolean {
+    return this.#descriptor >= 0;
+  }
+
+  /**
+   * Queues bytes `[from, to)` of the open file `descriptor`, after the rest of the output;
+   * `onShort` hears it when the file ends before `to` (the range is then dropped).
+   */
+  set(descriptor: number, from: number, to: number, onShort: (error: Error) => void): void {
+    this.#descriptor = descriptor;
+    this.#position = from;
+    this.#end = to;
+    this.#onShort = onShort;
+  }
+
+  /** Forgets the range (the connection is closing). */
+  clear(): void {
+    this.#descriptor = -1;
+  }
+
+  /**
+   * Writes what the socket takes (the batch buffer is empty when this runs); returns
+   * `outputDone` (also for a file shorter than its range), `outputBlocked` or `outputClosed`.
+   */
+  writeTo(socket: WritableSocket, stats: StatsCounters): number {
+    const channel = this.#channel;
+    const sendFile = loadSendFile();
+    const socketDescriptor = socket.fd ?? -1;
+    while (this.#position < this.#end) {
+      if (sendFile !== null && socketDescriptor >= 0) {
+        const wanted = this.#end - this.#position;
+        const sent = sendFile(socketDescriptor, this.#descriptor, this.#position, wanted);
+        if (sent > 0) {
+          this.#position += sent;
+          stats.bytesOut += sent;
+          stats.bytesSentFromFiles += sent;
+          // All taken: the range is done. Part taken: the socket's buffer is full, so asking again
+          // would only fail; the piece below arms `drain`.
+          if (sent === wanted) continue;
+          if (this.#position >= this.#end) break;
+        }
+      }
+      const count = this.#readPiece(channel.buffer);
+      if (count <= 0) {
+        // The file ended (or failed) before the range did: the answer cannot be completed. The
+        // stream fails, so the handler hears why (and an unfinished stream closes the connection).
+        this.clear();
+        this.#onShort(new Error("corral: the file ended before the range sent from it"));
+        return outputDone;
+      }
+      this.#position += count;
+      const taken = socket.write(channel.buffer, 0, count);
+      if (taken < 0) return outputClosed;
+      stats.bytesOut += taken;
+      if (taken < count) {
+        channel.start = taken;
+        channel.end = count;
+        return outputBlocked;
+      }
+    }
+    this.clear();
+    return outputDone;
+  }
+
+  #readPiece(target: Uint8Array): number {
+    try {
+      return readSync(
+        this.#descriptor,
+        target,
+        0,
+        Math.min(target.length, this.#end - this.#position),
+        this.#position,
+      );
+    } catch {
+      return -1;
+    }
+  }
+}
+
+function ignore(): void {}
