@@ -303,7 +303,7 @@ export class StreamFraming {
     const file = this.#file;
     if (file !== null) {
       this.#file = null;
-      output.file.set(file[0], file[1], file[2], this.#fileEnded);
+      output.file.set(file[0], file[1], file[2], this.#fileEnded, draft.worker!.staging);
     }
     if (!output.pending) this.outputDone();
   }
