@@ -7,7 +7,7 @@ import { type RunningExample, startExample } from "../examples/support/start-exa
 // process, as a real server meets them: in two waves, the first wave's pipeliners closed before
 // the second comes. A side client is served after each wave, and the peak resident set
 // (VmHWM, read from /proc) stays within the stated limit, which is, MiB by MiB:
-// - the budget line (103.1 MiB with the defaults): everything the engine reserves, which a
+// - the budget line (107.1 MiB with the defaults): everything the engine reserves, which a
 //   server may touch whole (these forms touch every worker's 1 MiB body storage);
 // - 48 MiB of runtime: Bun's own resident set with the demo loaded (37-46 MiB on this machine,
 //   25 of them the mapped executable), and the young generation between two collections;
