@@ -8,6 +8,7 @@ import type { OutputChannel } from "./output-channel.ts";
 import type { ResponseDraft } from "./response-draft.ts";
 import { checkDeclaredLength, checkFileRange } from "./stream-length.ts";
 import { streamFramePrefixBytes } from "./worker-table.ts";
+import { streamFlushWeight, type YoungCollection } from "./young-collection.ts";
 
 const lastChunk = asciiBytes("0\r\n\r\n");
 
@@ -25,6 +26,7 @@ export interface StreamHost {
   readonly stats: StatsCounters;
   /** The cached Date header line. */
   readonly dateLine: Uint8Array;
+  readonly context: { readonly youngCollection: YoungCollection };
   /**
    * The handler's part: the Connection header this response carries (and whether the
    * connection closes after it), and ending the request once the stream's last bytes are written.
@@ -221,6 +223,7 @@ export class StreamFraming {
       if (this.headSent) this.abort();
       return Promise.reject(error);
     }
+    this.#connection.context.youngCollection.count(streamFlushWeight);
     this.#flushRequested = true;
     this.#finishRequested = finish;
     const promise = new Promise<void>((resolve, reject) => {

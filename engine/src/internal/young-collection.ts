@@ -20,6 +20,17 @@ export const requestsPerYoungCollection = 16_384;
 export const upgradeWeight = 128;
 
 /**
+ * How many requests a stream's flush counts for. A download read through staging flushes once a
+ * staging window (160 times for 10 MiB), each flush leaving its promises, a file read's task and
+ * a `Stats` behind, and a download is one request: counted by requests alone, 20 concurrent
+ * downloads of 10 MiB grew the resident set by 10-16 MiB (and 18-23 MiB in the static bench)
+ * before JavaScriptCore collected on its own. Counted as 4 requests each (a collection every
+ * 4,096 flushes, about a sixth of a second of such downloads): 3-8 MiB, and 3% more downloads
+ * per CPU-second (`bench/static.ts`, 10m.bin, alternated runs).
+ */
+export const streamFlushWeight = 4;
+
+/**
  * Bytes read from sockets between two young-generation collections. Bun makes a new array for
  * every chunk it reads; left to JavaScriptCore's own pace, the arrays of a busy WebSocket (or an
  * upload) were freed in large batches, their pages went back to the system, and the next chunks
