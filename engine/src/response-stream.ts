@@ -95,7 +95,7 @@ export class ResponseStream {
 
   /**
    * Whether `sendFile` has the kernel's `sendfile` here (Linux), so file bytes never enter the
-   * process. Elsewhere it reads them into the connection's output buffer, synchronously, a piece
+   * process. Elsewhere it reads them into the worker's staging, synchronously, a piece
    * at a time: staging and asynchronous reads (`stagingWindow`) then suit large files better.
    */
   get sendsFilesInKernel(): boolean {

@@ -12,10 +12,11 @@ import { loadSendFile } from "./send-file.ts";
 /**
  * A range of an open file, the last part of a connection's output: sent with `sendfile(2)`, so
  * the file's bytes go from the page cache to the socket without entering the process. When the
- * kernel takes nothing more (the socket's buffer is full), the next piece is read into the batch
- * buffer (empty at that point) and written through the socket like any output: Bun then arms
+ * kernel takes less than asked (the socket's buffer is full), the next piece is read into free
+ * memory (the worker's staging) and written through the socket like any output: Bun then arms
  * `drain`, which a write it does not see could not do, and what the socket did not take is sent
- * from the batch before the file goes on. Where there is no sendfile, every piece goes that way.
+ * as the channel's segment before the file goes on. Where there is no sendfile, every piece goes
+ * that way.
  */
 export class FileSegment {
   readonly #channel: OutputChannel;
