@@ -217,3 +217,48 @@ describe("dropPending", () => {
     expect(readRequest(input, head, new Uint8Array(0)).target).toBe("/c");
   });
 });
+
+describe("a head at the start of a large chunk (an upload)", () => {
+  test("moves to the head buffer, so the chunk is freed once its body bytes are copied, before the request ends", () => {
+    const { input } = inputWith(1024);
+    const head = new ParsedHead(limits.maxHeaderCount);
+    const storage = new Uint8Array(64 * 1024);
+    const headText = "PUT /upload HTTP/1.1\r\nHost: h\r\nContent-Length: 40000\r\n\r\n";
+    const first = chunkOf(headText + "a".repeat(20_000));
+    input.receive(first, true);
+    expect(input.readHead(head, limits)).toBe(inputComplete);
+    // The head is read from the head buffer now, not from the chunk.
+    const target = decoder.decode(
+      head.buffer.subarray(head.base + head.targetStart, head.base + head.targetEnd),
+    );
+    input.expectBody(head);
+    expect(input.readBody(storage, limits)).toBe(inputIncomplete);
+    const second = chunkOf("b".repeat(20_000));
+    input.receive(second, true);
+    expect(input.readBody(storage, limits)).toBe(inputComplete);
+    // Both chunks are freed while the request is still in progress; its head still reads.
+    expect({
+      target,
+      headInBuffer: head.buffer.length === 1024,
+      first: first.length,
+      second: second.length,
+      body: [input.body.length, input.body[0], input.body[39_999]],
+    }).toEqual({
+      target: "/upload",
+      headInBuffer: true,
+      first: 0,
+      second: 0,
+      body: [40_000, 0x61, 0x62],
+    });
+    input.requestEnded();
+  });
+
+  test("a chunk under 16 KiB keeps its head (copying it would cost every small request)", () => {
+    const { input } = inputWith(1024);
+    const head = new ParsedHead(limits.maxHeaderCount);
+    const chunk = chunkOf(get("/small"));
+    input.receive(chunk, true);
+    expect(input.readHead(head, limits)).toBe(inputComplete);
+    expect(head.buffer).toBe(chunk);
+  });
+});

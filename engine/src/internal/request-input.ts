@@ -13,6 +13,7 @@ import {
   parseRequestHead,
 } from "../parser/request-head.ts";
 import type { StatsCounters } from "../stats.ts";
+import { moveHeadOutOfLargeChunk } from "./large-chunk-head.ts";
 import { joinChunks, releaseChunk, sharesMemory, UnreadChunkCount } from "./socket-chunks.ts";
 
 /** `readHead` / `readBody` need more bytes. */
@@ -98,9 +99,7 @@ export class RequestInput {
     if (retired !== null && !sharesMemory(retired, pendingOutput)) releaseChunk(retired);
     this.#chunkInUse = false;
     const chunk = this.#chunk;
-    if (chunk !== null && !this.pending && !sharesMemory(chunk, pendingOutput)) {
-      this.#retire(false);
-    }
+    if (chunk !== null && !this.pending && !sharesMemory(chunk, pendingOutput)) this.#retire(false);
   }
 
   /** Frees the chunk once every byte of it was copied where it belongs (worker storage, head). */
@@ -276,7 +275,10 @@ export class RequestInput {
         this.#releaseIfUsedUp();
         return inputIncomplete;
       }
-      if (result === headComplete) this.#start = head.base + head.headEnd;
+      if (result === headComplete) {
+        this.#start = head.base + head.headEnd;
+        if (moveHeadOutOfLargeChunk(head, this.#headBuffer)) this.#chunkInUse = false;
+      }
     } else {
       const previous = this.#headBufferLength;
       const copy = Math.min(this.#end - this.#start, this.#headBuffer.length - previous);

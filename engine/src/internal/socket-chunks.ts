@@ -18,7 +18,7 @@ export function joinChunks(rest: Uint8Array, chunk: Uint8Array): Uint8Array {
 }
 
 /** Chunks at least this large are freed at once; smaller ones are left to the collector. */
-const releasedChunkMinimumBytes = 16 * 1024;
+export const releasedChunkMinimumBytes = 16 * 1024;
 
 /**
  * Frees a chunk's memory now instead of at the next garbage collection: detaching its buffer
