@@ -24,12 +24,11 @@ export class FileSegment {
   #position = 0;
   #end = 0;
   #onShort: (error: Error) => void = ignore;
-  /** Where a piece is read when the socket is full: the worker's staging, or the batch buffer. */
-  #piece: Uint8Array;
+  /** Where a piece is read when the socket is full: the worker's staging. */
+  #piece: Uint8Array = new Uint8Array(0);
 
   constructor(channel: OutputChannel) {
     this.#channel = channel;
-    this.#piece = channel.buffer;
   }
 
   /** Whether a range waits to be sent. */
@@ -82,7 +81,6 @@ export class FileSegment {
           // All taken: the range is done. Part taken: the socket's buffer is full, so asking again
           // would only fail; the piece below arms `drain`.
           if (sent === wanted) continue;
-          if (this.#position >= this.#end) break;
         }
       }
       const piece = this.#piece;
@@ -100,7 +98,7 @@ export class FileSegment {
       stats.bytesOut += taken;
       if (taken < count) {
         // The rest is written before the file goes on, after `drain`.
-        channel.setSegment(piece, taken, count, piece !== channel.buffer, false);
+        channel.setSegment(piece, taken, count, true, false);
         return outputBlocked;
       }
     }
