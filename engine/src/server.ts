@@ -1,5 +1,6 @@
 import type { Socket, TCPSocketListener } from "bun";
 import { Connection } from "./internal/connection.ts";
+import { DeadlineClock } from "./internal/deadline-clock.ts";
 import type {
   DispatchKey,
   EngineContext,
@@ -262,8 +263,11 @@ export function createEngine(options: EngineOptions): Engine {
       if (listener !== null) sweep.ref();
       return;
     }
+    const clock = new DeadlineClock(limits.sweepIntervalMs);
+    // The engine may have been made long before it listens (its reservation takes time).
+    context.now = clock.read();
     sweep = setInterval(() => {
-      const now = performance.now();
+      const now = clock.tick();
       context.now = now;
       context.date.refresh(Date.now());
       for (const connection of connections) {

@@ -1,4 +1,5 @@
 import { expect, test } from "bun:test";
+import { createEngine } from "../index.ts";
 import { RawClient } from "./support/raw-client.ts";
 import { startServer, waitUntil } from "./support/test-server.ts";
 
@@ -132,4 +133,28 @@ test("a handler that outlives the request deadline: 503, its signal fires, its w
   finish();
   await waitUntil(() => server.stats().workersBusy === 0, "the worker to come back");
   expect(server.stats().deadlineCloses.request).toBe(1);
+});
+
+test("an engine made long before it listens measures its first deadlines from the listen, not from its making", async () => {
+  const engine = createEngine({
+    handler: (exchange) => exchange.writeText(`got ${exchange.body.length}`),
+    limits: { sweepIntervalMs: 100, bodyDeadlineMs: 300 },
+    log: null,
+  });
+  // An App's set-up (templates, a database migration) runs between making and listening.
+  await Bun.sleep(400);
+  const server = engine.listen({ port: 0 });
+  try {
+    using client = await RawClient.connect(server.port);
+    client.send("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 6\r\n\r\nabc");
+    await Bun.sleep(150);
+    client.send("def");
+    const response = await client.response();
+    expect({
+      answer: `${response.status} ${response.text}`,
+      bodyDeadlines: server.stats().deadlineCloses.body,
+    }).toEqual({ answer: "200 got 6", bodyDeadlines: 0 });
+  } finally {
+    await server.stop({ graceMs: 100 });
+  }
 });

@@ -399,6 +399,35 @@ test("a streamed body over the limit after a response head went out closes, with
   });
 });
 
+test("a stall of the server's own process is not charged to the uploader: progress read after it counts", async () => {
+  await using server = startStreaming(
+    async (exchange) => {
+      let received = 0;
+      for await (const piece of exchange.bodyStream()) received += piece.length;
+      exchange.writeText(`received ${received}`);
+    },
+    { bodyDeadlineMs: 200, sweepIntervalMs: 5, requestDeadlineMs: 60_000 },
+  );
+  using uploader = await RawClient.connect(server.port);
+  uploader.send("PUT / HTTP/1.1\r\nHost: h\r\nContent-Length: 2000\r\n\r\n");
+  await waitUntil(() => server.stats().bytesIn > 0, "the head to be read");
+  await Bun.sleep(20);
+  // The first piece reaches the server's socket at once, but this process (client and server
+  // alike) is then blocked for twice the body deadline, as a long collection or a starved CPU
+  // would block it. The piece is read after the stall, so the upload moved: no 408.
+  uploader.send("y".repeat(1000));
+  const blockedUntil = performance.now() + 400;
+  while (performance.now() < blockedUntil);
+  await waitUntil(() => server.stats().bytesStreamedIn === 1000, "the first piece");
+  await Bun.sleep(50);
+  uploader.send("y".repeat(1000));
+  const answer = await uploader.response();
+  expect({
+    answer: `${answer.status} ${answer.text}`,
+    bodyDeadlines: server.stats().deadlineCloses.body,
+  }).toEqual({ answer: "200 received 2000", bodyDeadlines: 0 });
+});
+
 test("a slow but moving uploader is not cut off: the body deadline counts from the last progress", async () => {
   await using server = startStreaming(
     async (exchange) => {
