@@ -121,15 +121,40 @@ export class RawClient {
     return Buffer.from(this.received).toString("latin1");
   }
 
-  /** Sends bytes or Latin-1 text as they are. */
+  /**
+   * Sends bytes or Latin-1 text as they are. What the kernel does not take at once (its buffer is
+   * full, as after a large `sendAll`) is sent in the background, in order with later `send`s:
+   * dropping it would leave the server waiting for bytes the test believes it sent.
+   */
   send(data: string | Uint8Array): void {
     const bytes = typeof data === "string" ? Buffer.from(data, "latin1") : data;
+    if (this.#backlog !== null) {
+      this.#sendLater(bytes);
+      return;
+    }
     let offset = 0;
     while (offset < bytes.length) {
       const written = this.#socket.write(bytes, offset, bytes.length - offset);
-      if (written <= 0) break;
+      if (written < 0) return;
+      if (written === 0) {
+        this.#sendLater(bytes.subarray(offset));
+        return;
+      }
       offset += written;
     }
+  }
+
+  /** Bytes `send` could not write at once, still being sent; null when none wait. */
+  #backlog: Promise<void> | null = null;
+
+  #sendLater(bytes: Uint8Array): void {
+    const sent = (this.#backlog ?? Promise.resolve())
+      .then(() => this.sendAll(bytes))
+      .catch(() => {})
+      .then(() => {
+        if (this.#backlog === sent) this.#backlog = null;
+      });
+    this.#backlog = sent;
   }
 
   /** Bytes `sendAll` and `push` have written so far. */
