@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { createEngine } from "../index.ts";
 import {
   inboundBytesPerYoungCollection,
   inboundChunkMinimumBytes,
@@ -65,5 +66,45 @@ describe("YoungCollection", () => {
     // Nor do the bytes counted before this one.
     collection.countInbound(inboundBytesPerYoungCollection - 1);
     expect(runs()).toBe(2);
+  });
+
+  test("a request weight makes each request count that many: weight 4 collects every requestsPerYoungCollection / 4", () => {
+    let runs = 0;
+    const collection = new YoungCollection(() => runs++, 4);
+    for (let request = 1; request < requestsPerYoungCollection / 4; request++) collection.count();
+    expect(runs).toBe(0);
+    collection.count();
+    expect(runs).toBe(1);
+    // Explicit weights (an upgrade, a stream flush) stay what they are.
+    collection.count(requestsPerYoungCollection - 1);
+    expect(runs).toBe(1);
+  });
+});
+
+describe("createEngine's requestCollectionWeight", () => {
+  const handler = () => {};
+  test("1 and requestsPerYoungCollection are accepted; 0, one more, a fraction and NaN are refused", () => {
+    const outcome = (weight: number) => {
+      try {
+        createEngine({ handler, requestCollectionWeight: weight, log: null });
+        return "accepted";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    const refusal = (shown: string) =>
+      `corral: requestCollectionWeight must be an integer from 1 to ${requestsPerYoungCollection}, got ${shown}`;
+    expect(
+      [1, requestsPerYoungCollection, 0, requestsPerYoungCollection + 1, 1.5, Number.NaN].map(
+        outcome,
+      ),
+    ).toEqual([
+      "accepted",
+      "accepted",
+      refusal("0"),
+      refusal(String(requestsPerYoungCollection + 1)),
+      refusal("1.5"),
+      refusal("NaN"),
+    ]);
   });
 });

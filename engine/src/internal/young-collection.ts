@@ -63,10 +63,15 @@ export class YoungCollection {
   #requests = 0;
   #inboundBytes = 0;
   readonly #collect: () => unknown;
+  readonly #requestWeight: number;
 
-  /** `collect` runs the collection (a test passes its own). */
-  constructor(collect: () => unknown = edenGC) {
+  /**
+   * `collect` runs the collection (a test passes its own); `requestWeight` is what one request
+   * counts for (the engine option `requestCollectionWeight`).
+   */
+  constructor(collect: () => unknown = edenGC, requestWeight = 1) {
     this.#collect = collect;
+    this.#requestWeight = requestWeight;
   }
 
   /** A chunk of `bytes` came from a socket (counted as `inboundChunkMinimumBytes` at least). */
@@ -75,8 +80,11 @@ export class YoungCollection {
     if (this.#inboundBytes >= inboundBytesPerYoungCollection) this.#run();
   }
 
-  /** One more request was dispatched (`weight` requests' worth of garbage: see `upgradeWeight`). */
-  count(weight = 1): void {
+  /**
+   * One more request was dispatched (`requestCollectionWeight` requests' worth of garbage), or
+   * `weight` requests' worth (see `upgradeWeight`, `streamFlushWeight`).
+   */
+  count(weight = this.#requestWeight): void {
     this.#requests += weight;
     if (this.#requests >= requestsPerYoungCollection) this.#run();
   }
