@@ -125,12 +125,13 @@ export interface RouteOptions {
 
 /**
  * What one App request counts for toward the engine's young-generation collections (one every
- * 16,384 requests' worth; a bare engine request counts 1). The App leaves about ten objects per
- * request (its context, request view and response draft, the captures, the strings a handler
- * asks for) where the bare engine leaves almost none. Counted as 4 (a collection every 4,096 App
+ * 16,384 requests' worth; a bare engine request counts 1). The pipeline itself leaves what the
+ * engine leaves (about one object per request: the compiler keeps its context and views off the
+ * heap), but an App's handlers do work: the demo's hello (a middleware local, the query, the
+ * decoded name, its string) leaves about ten. Counted as 4 (a collection every 4,096 App
  * requests), the memory-budget test's demo peaked at 141-146 MiB in 13 runs of 15 against
- * 149-154 MiB counted as 1, and the App's in-process pipelined hello took 1.11-1.16 µs per
- * request against 1.11-1.17 (four alternated runs each: no cost).
+ * 149-154 MiB counted as 1, and that hello, pipelined in-process, took 1.11-1.16 µs per request
+ * against 1.11-1.17 (four alternated runs each: no cost).
  */
 const appRequestCollectionWeight = 4;
 
