@@ -183,7 +183,8 @@ test("a stalled uploader gets 408 from the last progress while a side client is 
         failure = error;
       }
     },
-    { bodyDeadlineMs: 300, sweepIntervalMs: 20, requestDeadlineMs: 60_000 },
+    // 600 ms: the side client's connection and answer must come first even on a loaded machine.
+    { bodyDeadlineMs: 600, sweepIntervalMs: 20, requestDeadlineMs: 60_000 },
   );
   using stalled = await RawClient.connect(server.port);
   stalled.send("PUT / HTTP/1.1\r\nHost: h\r\nContent-Length: 100000\r\n\r\n");
