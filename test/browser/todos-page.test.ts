@@ -40,4 +40,5 @@ test.skipIf(!hasChromium)(
       consoleErrors: [],
     });
   },
+  30_000,
 );
