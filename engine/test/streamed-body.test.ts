@@ -400,15 +400,19 @@ test("a streamed body over the limit after a response head went out closes, with
   });
 });
 
+/** Reads the streamed body to its end and answers `received N`. */
+const countingHandler: Handler = async (exchange) => {
+  let received = 0;
+  for await (const piece of exchange.bodyStream()) received += piece.length;
+  exchange.writeText(`received ${received}`);
+};
+
 test("a stall of the server's own process is not charged to the uploader: progress read after it counts", async () => {
-  await using server = startStreaming(
-    async (exchange) => {
-      let received = 0;
-      for await (const piece of exchange.bodyStream()) received += piece.length;
-      exchange.writeText(`received ${received}`);
-    },
-    { bodyDeadlineMs: 200, sweepIntervalMs: 5, requestDeadlineMs: 60_000 },
-  );
+  await using server = startStreaming(countingHandler, {
+    bodyDeadlineMs: 200,
+    sweepIntervalMs: 5,
+    requestDeadlineMs: 60_000,
+  });
   using uploader = await RawClient.connect(server.port);
   uploader.send("PUT / HTTP/1.1\r\nHost: h\r\nContent-Length: 2000\r\n\r\n");
   await waitUntil(() => server.stats().bytesIn > 0, "the head to be read");
@@ -430,14 +434,11 @@ test("a stall of the server's own process is not charged to the uploader: progre
 });
 
 test("a slow but moving uploader is not cut off: the body deadline counts from the last progress", async () => {
-  await using server = startStreaming(
-    async (exchange) => {
-      let received = 0;
-      for await (const piece of exchange.bodyStream()) received += piece.length;
-      exchange.writeText(`received ${received}`);
-    },
-    { bodyDeadlineMs: 300, sweepIntervalMs: 20, requestDeadlineMs: 60_000 },
-  );
+  await using server = startStreaming(countingHandler, {
+    bodyDeadlineMs: 300,
+    sweepIntervalMs: 20,
+    requestDeadlineMs: 60_000,
+  });
   using uploader = await RawClient.connect(server.port);
   uploader.send("PUT / HTTP/1.1\r\nHost: h\r\nContent-Length: 10000\r\n\r\n");
   // Ten pieces, each after the last was read: the whole upload takes several body deadlines,
