@@ -16,7 +16,7 @@ import { MemorySocket } from "./internal/memory-socket.ts";
 import { SlotQueue } from "./internal/slot-queue.ts";
 import { releaseChunk } from "./internal/socket-chunks.ts";
 import { WorkerScheduler } from "./internal/worker-scheduler.ts";
-import { YoungCollection } from "./internal/young-collection.ts";
+import { countedEdenCollection, YoungCollection } from "./internal/young-collection.ts";
 import { budgetLine, type Limits, resolveLimits } from "./limits.ts";
 import { type EngineStats, StatsCounters } from "./stats.ts";
 import { WebSocketEngine } from "./websocket/websocket-engine.ts";
@@ -205,7 +205,7 @@ export function createEngine(options: EngineOptions): Engine {
     connectionBusy(slot) {
       idleConnections.remove(slot);
     },
-    youngCollection: new YoungCollection(undefined, requestWeight),
+    youngCollection: new YoungCollection(countedEdenCollection(stats), requestWeight),
   };
 
   const headArena = new Uint8Array(limits.maxConnections * limits.maxHeaderBytes);

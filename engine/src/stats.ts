@@ -81,6 +81,11 @@ export interface EngineStats {
   readonly errors: { readonly [N in EngineErrorName]?: number };
   /** Handlers that threw or rejected (answered by the engine's bare 500 when unpublished). */
   readonly handlerFailures: number;
+  /**
+   * Young-generation collections the engine ran: one per 16,384 requests' worth (response text
+   * and upgrades count more) or per 4 MiB read, whichever comes first (docs/limits.md).
+   */
+  readonly youngCollections: number;
   /** WebSockets: open, accepted, messages, refused sends, closes by why. */
   readonly webSockets: WebSocketStats;
 }
@@ -121,6 +126,7 @@ export class StatsCounters {
   };
   readonly errors: { [N in EngineErrorName]?: number } = {};
   handlerFailures = 0;
+  youngCollections = 0;
   readonly webSockets = new WebSocketCounters();
 
   /** Counts one response by its status class. */
@@ -171,6 +177,7 @@ export class StatsCounters {
       deadlineCloses: { ...this.deadlineCloses },
       errors: { ...this.errors },
       handlerFailures: this.handlerFailures,
+      youngCollections: this.youngCollections,
       webSockets: this.webSockets.snapshot(),
     };
   }

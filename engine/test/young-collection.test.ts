@@ -1,12 +1,16 @@
 import { describe, expect, test } from "bun:test";
-import { createEngine } from "../index.ts";
+import { createEngine, type Handler } from "../index.ts";
 import {
   inboundBytesPerYoungCollection,
   inboundChunkMinimumBytes,
   requestsPerYoungCollection,
+  textBytesPerRequestWeight,
+  textWeightCap,
   upgradeWeight,
   YoungCollection,
 } from "../src/internal/young-collection.ts";
+import { RawClient } from "./support/raw-client.ts";
+import { startServer, waitUntil } from "./support/test-server.ts";
 
 function counted() {
   let runs = 0;
@@ -78,6 +82,56 @@ describe("YoungCollection", () => {
     // Explicit weights (an upgrade, a stream flush) stay what they are.
     collection.count(requestsPerYoungCollection - 1);
     expect(runs).toBe(1);
+  });
+});
+
+describe("response text toward young collections", () => {
+  test("text under textBytesPerRequestWeight counts nothing; at it, one request; past the cap, textWeightCap", () => {
+    const { collection, runs } = counted();
+    collection.count(requestsPerYoungCollection - 1);
+    collection.countText(textBytesPerRequestWeight - 1);
+    expect(runs()).toBe(0);
+    collection.countText(textBytesPerRequestWeight);
+    expect(runs()).toBe(1);
+    collection.count(requestsPerYoungCollection - textWeightCap - 1);
+    collection.countText(textBytesPerRequestWeight * (textWeightCap + 100));
+    expect(runs()).toBe(1);
+    collection.countText(textBytesPerRequestWeight);
+    expect(runs()).toBe(2);
+  });
+
+  const bodyBytes = textBytesPerRequestWeight * (textWeightCap + 1);
+  const text = "x".repeat(bodyBytes);
+  const bytes = new TextEncoder().encode(text);
+  /** Requests (each weighing 1 + textWeightCap when its body is text) between two collections. */
+  const period = requestsPerYoungCollection / (textWeightCap + 1);
+
+  async function collectionsAfter(handler: Handler, requests: number[]): Promise<number[]> {
+    await using server = startServer(handler);
+    using client = await RawClient.connect(server.port);
+    const seen: number[] = [];
+    let sent = 0;
+    for (const count of requests) {
+      client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n".repeat(count));
+      sent += count;
+      const expected = sent;
+      await waitUntil(() => server.stats().responses["2xx"] === expected, `${expected} answers`);
+      seen.push(server.stats().youngCollections);
+    }
+    return seen;
+  }
+
+  test("a response whose handler wrote text counts 1 + textWeightCap requests: a collection exactly every requestsPerYoungCollection / 16 of them, over a socket", async () => {
+    const seen = await collectionsAfter(
+      (exchange) => exchange.writeText(text),
+      [period - 1, 1, period - 1, 1],
+    );
+    expect(seen).toEqual([0, 1, 1, 2]);
+  });
+
+  test("the same bytes copied from an array the handler keeps count as one request each: no collection", async () => {
+    const seen = await collectionsAfter((exchange) => exchange.write(bytes), [period, period]);
+    expect(seen).toEqual([0, 0]);
   });
 });
 

@@ -48,6 +48,7 @@ export class HandlerRun {
   dispatch(): boolean {
     const host = this.#host;
     host.context.youngCollection.count();
+    host.draft.textBytes = 0;
     host.turnBudget--;
     host.state = handling;
     this.running = true;
@@ -137,6 +138,8 @@ export class HandlerRun {
       host.isHeadRequest,
     );
     host.stats.countResponse(host.draft.status);
+    host.context.youngCollection.countText(host.draft.textBytes);
+    host.draft.textBytes = 0;
     this.requestDone();
     host.pump();
   }

@@ -34,6 +34,8 @@ export class ResponseDraft {
   wholeBodyBorrowed = false;
   dateSet = false;
   closeRequested = false;
+  /** Body bytes encoded from strings for this request, discarded drafts included (garbage made). */
+  textBytes = 0;
   #checkedName = "";
   #checkedLowerName = "";
   #checkedValue = "";
@@ -148,6 +150,7 @@ export class ResponseDraft {
     if (text.length <= 64 && writeAscii(worker.staging, start, text)) {
       this.#dropBorrowed();
       this.stagedLength += text.length;
+      this.textBytes += text.length;
       this.#stats.bytesCopiedToStaging += text.length;
       return;
     }
@@ -156,6 +159,7 @@ export class ResponseDraft {
     if (read < text.length) this.#stagingOverflow(Buffer.byteLength(text));
     this.#dropBorrowed();
     this.stagedLength += written;
+    this.textBytes += written;
     this.#stats.bytesCopiedToStaging += written;
   }
 
