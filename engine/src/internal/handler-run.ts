@@ -139,7 +139,6 @@ export class HandlerRun {
     );
     host.stats.countResponse(host.draft.status);
     host.context.youngCollection.countText(host.draft.textBytes);
-    host.draft.textBytes = 0;
     this.requestDone();
     host.pump();
   }
