@@ -34,7 +34,12 @@ export class ResponseDraft {
   wholeBodyBorrowed = false;
   dateSet = false;
   closeRequested = false;
-  /** Body bytes encoded from strings for this request, discarded drafts included (garbage made). */
+  /**
+   * Body bytes encoded from strings for this request, discarded drafts included (garbage made).
+   * Strings of 64 ASCII characters or fewer (the fast path) are left out: under one unit of
+   * `textBytesPerRequestWeight`, and counting them there slowed the pipelined App hello by a
+   * third in about half the runs (in-process, 1.74-1.83 µs a request against 1.15-1.24).
+   */
   textBytes = 0;
   #checkedName = "";
   #checkedLowerName = "";
@@ -150,7 +155,6 @@ export class ResponseDraft {
     if (text.length <= 64 && writeAscii(worker.staging, start, text)) {
       this.#dropBorrowed();
       this.stagedLength += text.length;
-      this.textBytes += text.length;
       this.#stats.bytesCopiedToStaging += text.length;
       return;
     }
