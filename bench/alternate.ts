@@ -1,4 +1,5 @@
-// `bun bench/alternate.ts [--rounds N] [--seconds S] [--connections C] [--pipeline D] SERVER:PATH...`
+// `bun bench/alternate.ts [--rounds N] [--seconds S] [--connections C] [--pipeline D]
+//   [--server-args "A B"] [--warm-seconds S] [--warm-path P] SERVER:PATH...`
 //
 // Compares a few servers on one request each, taking turns in short rounds: every server is
 // started once (on the server core, as in bench/run.ts), then each round loads each of them in
@@ -12,7 +13,12 @@
 //     bench/servers/techempower-corral.ts:/fortunes bench/servers/techempower-bun-serve.ts:/fortunes
 //
 // SERVER is a script that prints `READY <port>` (every script of bench/servers does); PATH is the
-// request target. Traffic goes to 127.0.0.1 only; every wrk run is bounded by its duration.
+// request target; `--server-args` are given to every server (for example `--dir D` to the static
+// servers, whose folder bench/servers/static-files.ts writes). Before the rounds every server is
+// warmed with `--warm-seconds` (1 by default) of load on `--warm-path` (its own PATH by default):
+// a route that answers a few dozen requests a second (a 10 MiB download) leaves the per-request
+// code in the interpreter for a long time, and a few seconds of small requests on the same code
+// let the JIT catch up. Traffic goes to 127.0.0.1 only; every wrk run is bounded by its duration.
 import { resolve } from "node:path";
 import { choosePinning } from "./pinning.ts";
 import { clockTicksPerSecond, readCpuSeconds } from "./process-metrics.ts";
@@ -57,17 +63,22 @@ const rounds = numberOption("rounds", 4);
 const seconds = numberOption("seconds", 2);
 const connections = numberOption("connections", 64);
 const pipelineDepth = numberOption("pipeline", 1);
+const warmSeconds = numberOption("warm-seconds", 1);
+const warmPathIndex = Bun.argv.indexOf("--warm-path");
+const warmPath = warmPathIndex < 0 ? undefined : Bun.argv[warmPathIndex + 1];
+const serverArgsIndex = Bun.argv.indexOf("--server-args");
+const serverArgs = serverArgsIndex < 0 ? [] : (Bun.argv[serverArgsIndex + 1] ?? "").split(" ");
 if (!wrkAvailable()) throw new Error("bench: wrk is not installed (apt-get install -y wrk)");
 const pinning = choosePinning();
 const ticks = clockTicksPerSecond();
 const contenders: Contender[] = [];
 
 /** One wrk run against `contender`; returns its requests and the server's CPU seconds. */
-async function load(contender: Contender, durationSeconds: number) {
+async function load(contender: Contender, durationSeconds: number, target = contender.target) {
   const pid = contender.server.pid;
   const before = readCpuSeconds(pid, ticks);
   const result = await runWrk({
-    url: `http://127.0.0.1:${contender.server.port}${contender.target}`,
+    url: `http://127.0.0.1:${contender.server.port}${target}`,
     connections,
     durationSeconds,
     pipelineDepth,
@@ -82,6 +93,7 @@ try {
       script: spec.script,
       pinPrefix: pinning.server,
       cwd: process.cwd(),
+      args: serverArgs,
     });
     const label = `${spec.script.replace(`${process.cwd()}/`, "")} ${spec.target}`;
     contenders.push({ label, target: spec.target, server, requests: 0, cpuSeconds: 0 });
@@ -90,7 +102,7 @@ try {
     `bench alternate: ${pinning.description}; ${rounds} rounds of ${seconds} s, ` +
       `${connections} connections${pipelineDepth > 1 ? `, ${pipelineDepth}-deep pipelined` : ""}`,
   );
-  for (const contender of contenders) await load(contender, 1);
+  for (const contender of contenders) await load(contender, warmSeconds, warmPath);
   for (let round = 1; round <= rounds; round++) {
     for (const contender of contenders) {
       const { requests, cpuSeconds } = await load(contender, seconds);

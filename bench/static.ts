@@ -36,6 +36,16 @@ const servers: ReadonlyArray<{
   },
 ];
 
+/**
+ * Seconds of warm-up for a file over 64 KiB when the plan warms at all. A 10 MiB download takes
+ * a few dozen a second, so the per-request code runs a few dozen times a second and reaches the
+ * JIT's optimizing tiers late: after 1 s of warm-up the JIT's threads took 14-18% of corral's
+ * CPU in the measured run, and even after 10 s, 50 compilations (111 ms) fell in the next 8 s
+ * (`BUN_JSC_reportCompileTimes=1`). Every server gets the same warm-up; Bun.serve's `Bun.file`
+ * answers are native and do not need it.
+ */
+export const largeFileWarmupSeconds = 20;
+
 /** One load against one server. */
 export interface StaticRun {
   readonly server: StaticServer;
@@ -144,7 +154,10 @@ async function measure(
     await runWrk({
       url,
       connections: file.connections,
-      durationSeconds: plan.warmupSeconds,
+      durationSeconds:
+        file.bytes > 65536
+          ? Math.max(plan.warmupSeconds, largeFileWarmupSeconds)
+          : plan.warmupSeconds,
       pipelineDepth: 1,
       pinPrefix: plan.pinning.load,
       headers,
