@@ -27,10 +27,11 @@ export const drainPieceBytes = 16 * 1024;
  * kernel takes less than asked (the socket's buffer is full), the next piece is read into free
  * memory (the worker's staging) and written through the socket like any output: Bun then arms
  * `drain`, which a write it does not see could not do. What the socket did not take of that
- * piece is dropped and sent again from the file, with sendfile, after `drain`: keeping it and
- * writing it first made a 10 MiB download cost about 1.7 times the server CPU (a `Bun.listen`
- * server sending the same way, alternated with `Bun.file` in `bench/alternate.ts`: 0.57-0.63x
- * `Bun.file`'s downloads per CPU-second keeping the rest, 0.95-1.16x dropping it). Where there is
+ * piece is dropped and sent again from the file, with sendfile, after `drain`: one write fewer
+ * per wait, and no staging held across it. Keeping it and writing it first made a 10 MiB download
+ * cost a bare `Bun.listen` server sending this way about 1.6 times the CPU (alternated with
+ * `Bun.file` in `bench/alternate.ts`: 0.57-0.63x `Bun.file`'s downloads per CPU-second keeping
+ * the rest, 0.89-1.16x dropping it; through the engine the gain is lost in the noise). Where there is
  * no sendfile, every piece is read and written this way, and what the socket did not take is
  * sent as the channel's segment before the file goes on (reading it again would cost more).
  */
