@@ -31,9 +31,10 @@ export const drainPieceBytes = 16 * 1024;
  * per wait, and no staging held across it. Keeping it and writing it first made a 10 MiB download
  * cost a bare `Bun.listen` server sending this way about 1.6 times the CPU (alternated with
  * `Bun.file` in `bench/alternate.ts`: 0.57-0.63x `Bun.file`'s downloads per CPU-second keeping
- * the rest, 0.89-1.16x dropping it; through the engine the gain is lost in the noise). Where there is
- * no sendfile, every piece is read and written this way, and what the socket did not take is
- * sent as the channel's segment before the file goes on (reading it again would cost more).
+ * the rest, 0.89-1.16x dropping it; through the engine the gain is lost in the noise). Where
+ * there is no sendfile, every piece is read and written this way, and what the socket did not
+ * take is sent as the channel's segment before the file goes on (reading it again would cost
+ * more).
  */
 export class FileSegment {
   readonly #channel: OutputChannel;
@@ -86,8 +87,9 @@ export class FileSegment {
     const channel = this.#channel;
     const sendFile = loadSendFile();
     const socketDescriptor = socket.fd ?? -1;
+    const inKernel = sendFile !== null && socketDescriptor >= 0;
     while (this.#position < this.#end) {
-      if (sendFile !== null && socketDescriptor >= 0) {
+      if (inKernel) {
         const wanted = this.#end - this.#position;
         const sent = sendFile(socketDescriptor, this.#descriptor, this.#position, wanted);
         if (sent > 0) {
@@ -111,7 +113,7 @@ export class FileSegment {
       const taken = socket.write(piece, 0, count);
       if (taken < 0) return outputClosed;
       stats.bytesOut += taken;
-      if (sendFile !== null && socketDescriptor >= 0) {
+      if (inKernel) {
         // The piece only armed `drain`: what the socket did not take goes again with sendfile.
         this.#position += taken;
         if (taken < count) return outputBlocked;
