@@ -1,4 +1,5 @@
 import { App, DecodeError, params } from "corral";
+import { indexPage } from "./index-page.ts";
 
 /** The demo's shared state: the greeting and scratch space for decoding. */
 export interface DemoShared {
@@ -8,6 +9,7 @@ export interface DemoShared {
 }
 
 const nameBufferBytes = 1024;
+const indexBytes = new TextEncoder().encode(indexPage);
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 function decodeUtf8(bytes: Uint8Array): string {
@@ -18,10 +20,14 @@ function decodeUtf8(bytes: Uint8Array): string {
   }
 }
 
-/** Builds the demo App: `GET /hello`, `POST /form`, `POST /upload`. */
+/** Builds the demo App: `GET /` (a page of forms), `GET /hello`, `POST /form`, `POST /upload`. */
 export function createDemoApp(): App<DemoShared> {
   const app = new App<DemoShared>({
     shared: { greeting: "Hello, World!", formScratch: new Uint8Array(1024 * 1024) },
+  });
+
+  app.route("GET", "/", (ctx) => {
+    ctx.response.borrowBody(200, "text/html; charset=utf-8", indexBytes);
   });
 
   app.route("GET", "/hello", (ctx) => {

@@ -1,4 +1,5 @@
-// The demo executable: `bun run demo --port <port> [--processes <n>]` serves /hello, /form and /upload.
+// The demo executable: `bun run demo --port <port> [--processes <n>]` serves /hello, /form and /upload,
+// and at / a page with a form for each.
 import { serveExample } from "../shared/serve-example.ts";
 import { createDemoApp } from "./demo-app.ts";
 

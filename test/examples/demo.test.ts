@@ -120,6 +120,38 @@ test("the demo serves /hello, /form and /upload over fetch and raw bytes, and st
   expect(await demo.child.exited).toBe(0);
 });
 
+test("the URL the demo prints opens on a page whose forms reach the three routes", async () => {
+  const demo = await startDemo();
+  try {
+    const page = await fetch(demo.base);
+    expect([page.status, page.headers.get("content-type")]).toEqual([
+      200,
+      "text/html; charset=utf-8",
+    ]);
+    const html = await page.text();
+    const forms = [
+      ...html.matchAll(/<form action="([^"]+)" method="(\w+)"( enctype="([^"]+)")?>/g),
+    ];
+    expect(forms.map((form) => [form[1], form[2], form[4]])).toEqual([
+      ["/hello", "get", undefined],
+      ["/form", "post", undefined],
+      ["/upload", "post", "multipart/form-data"],
+    ]);
+    // What a browser sends for the page's default values, urlencoded.
+    const fields = [...html.matchAll(/<input name="(\w+)" value="([^"]*)">/g)].map(
+      (field): [string, string] => [field[1]!, field[2]!],
+    );
+    const hello = await fetch(`${demo.base}hello?${new URLSearchParams(fields.slice(0, 1))}`);
+    expect(await hello.text()).toBe("you");
+    const body = new URLSearchParams(fields.slice(1));
+    const form = await fetch(`${demo.base}form`, { method: "POST", body });
+    expect(await form.text()).toBe("tag=one\nnote=a b+c\n");
+  } finally {
+    demo.child.kill("SIGTERM");
+  }
+  expect(await demo.child.exited).toBe(0);
+});
+
 test("the demo rejects a bad --port with a usage error", async () => {
   const child = Bun.spawn(["bun", "run", "examples/demo/main.ts", "--port", "http"], {
     cwd: root,
