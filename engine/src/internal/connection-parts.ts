@@ -23,3 +23,13 @@ export interface ConnectionParts {
   readonly output: OutputChannel;
   readonly lease: WorkerLease;
 }
+
+/** A slot's share of the arenas `listen()` reserves, handed to its connection once. */
+export interface SlotMemory {
+  /** The head buffer: a request head too large for one chunk is gathered here. */
+  readonly head: Uint8Array;
+  /** The output buffer: response heads and small bodies, one write per turn. */
+  readonly output: Uint8Array;
+  /** Four offsets per header field of the parsed head (`maxHeaderCount` fields). */
+  readonly headerOffsets: Uint32Array;
+}

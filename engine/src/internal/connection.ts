@@ -6,6 +6,7 @@ import { ClientGoneError } from "../response-errors.ts";
 import type { DeadlineKind, StatsCounters } from "../stats.ts";
 import { type DeadlineHost, enforceDeadline } from "./connection-deadlines.ts";
 import { ConnectionEnding, type EndingHost } from "./connection-ending.ts";
+import type { SlotMemory } from "./connection-parts.ts";
 import {
   type ConnectionPhase,
   closed,
@@ -79,14 +80,14 @@ export class Connection
   /** Requests this connection may still dispatch before it yields to the event loop. */
   turnBudget = requestsPerTurn;
 
-  constructor(slot: number, context: EngineContext, headBuffer: Uint8Array, output: Uint8Array) {
+  constructor(slot: number, context: EngineContext, memory: SlotMemory) {
     this.slot = slot;
     this.context = context;
     this.limits = context.limits;
     this.stats = context.stats;
-    this.head = new ParsedHead(context.limits.maxHeaderCount);
-    this.input = new RequestInput(headBuffer, context.stats, context.limits.maxUnreadInputBytes);
-    this.output = new OutputChannel(output);
+    this.head = new ParsedHead(context.limits.maxHeaderCount, memory.headerOffsets);
+    this.input = new RequestInput(memory.head, context.stats, context.limits.maxUnreadInputBytes);
+    this.output = new OutputChannel(memory.output);
     this.draft = new ResponseDraft(context.limits, context.stats);
     this.stream = new StreamFraming(this);
     this.run = new HandlerRun(this);
@@ -94,7 +95,7 @@ export class Connection
     this.admission = new RequestAdmission(this);
     this.upload = new StreamedBody(this.admission, context.limits);
     this.lease = new WorkerLease(slot, this.admission, context.scheduler);
-    this.webSocket = new WebSocketSwitch(this, headBuffer);
+    this.webSocket = new WebSocketSwitch(this, memory.head);
   }
 
   /** The request body, once read (a view of a socket chunk or of the worker's body storage). */

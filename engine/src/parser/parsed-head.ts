@@ -36,8 +36,16 @@ export class ParsedHead {
   connectionKeepAlive = false;
   expectContinue = false;
 
-  constructor(maxHeaderCount: number) {
-    this.headerOffsets = new Uint32Array(maxHeaderCount * 4);
+  /**
+   * `offsets` holds four entries for each of `maxHeaderCount` fields: the engine gives each
+   * connection a view of one arena made at startup, whose pages a connection that never parses
+   * a head leaves untouched (a separate small array per connection is resident at once).
+   */
+  constructor(maxHeaderCount: number, offsets: Uint32Array = new Uint32Array(maxHeaderCount * 4)) {
+    if (offsets.length < maxHeaderCount * 4) {
+      throw new RangeError("corral: the header offsets hold fewer than four per header field");
+    }
+    this.headerOffsets = offsets;
   }
 
   /** Starts a new head at `base` of `buffer`. */
