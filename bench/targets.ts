@@ -1,7 +1,7 @@
 import { median } from "./aggregate.ts";
 import type { RunResult } from "./measure.ts";
 import { toMiB } from "./process-metrics.ts";
-import type { ScenarioId, ServerKind } from "./scenarios.ts";
+import { type ScenarioId, type ServerKind, serverLabels } from "./scenarios.ts";
 
 /** The corral RSS check: resident memory after a longer plain keep-alive load. */
 export interface RssCheck {
@@ -201,6 +201,23 @@ const appGoals: readonly RatioGoal[] = [
     denominator: "bun-serve",
     atLeast: 5,
   },
+  // The scheduler issue's goals (issue 19, point 4), all per server CPU-second.
+  ...(["bun-serve", "hono", "elysia"] as const).map((peer) => ({
+    name: `issue 19: App, plain keep-alive: requests per server CPU-second vs ${serverLabels[peer]}`,
+    scenario: "app-plain" as const,
+    metric: "requestsPerCpuSecond" as const,
+    numerator: "corral-app" as const,
+    denominator: peer,
+    atLeast: peer === "bun-serve" ? 1.25 : 1.35,
+  })),
+  ...(["app-plain", "app-pipelined"] as const).map((scenario) => ({
+    name: `issue 19: App, ${scenario === "app-plain" ? "plain keep-alive" : "16-deep pipelined"}: requests per server CPU-second vs bare engine`,
+    scenario,
+    metric: "requestsPerCpuSecond" as const,
+    numerator: "corral-app" as const,
+    denominator: "corral-engine" as const,
+    atLeast: 0.95,
+  })),
 ];
 
 /** A corral counter summed over runs; NaN when a run has no counters. */
