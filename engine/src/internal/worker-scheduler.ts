@@ -1,5 +1,6 @@
 import type { Limits } from "../limits.ts";
 import type { StatsCounters } from "../stats.ts";
+import type { ArenaReservation } from "./arena-reservation.ts";
 import { BlockedOutputRule } from "./blocked-output.ts";
 import { FairQueue } from "./fair-queue.ts";
 import { type WorkerSlot, WorkerTable } from "./worker-table.ts";
@@ -46,10 +47,16 @@ export class WorkerScheduler {
   #leases: readonly SchedulerLease[] = [];
   #arrivals = 0;
 
-  constructor(limits: Limits, stats: StatsCounters, closeStalled: (slot: number) => void) {
+  /** `arenas`: the engine's reservation, to take the workers' memory from. */
+  constructor(
+    limits: Limits,
+    stats: StatsCounters,
+    closeStalled: (slot: number) => void,
+    arenas?: ArenaReservation,
+  ) {
     this.#limits = limits;
     this.#stats = stats;
-    this.#table = new WorkerTable(limits);
+    this.#table = new WorkerTable(limits, arenas);
     this.#keyOfWorker = new Int32Array(limits.workers);
     this.#requests = new FairQueue(limits.maxConnections, this.#held);
     this.#reacquires = new FairQueue(limits.maxConnections, this.#held);

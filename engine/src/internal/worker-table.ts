@@ -1,4 +1,5 @@
 import type { Limits } from "../limits.ts";
+import { ArenaReservation } from "./arena-reservation.ts";
 import { FreeList } from "./free-list.ts";
 
 /** Room before staged stream data for a chunk-size line, and after it for CRLF and the last chunk. */
@@ -18,18 +19,28 @@ export interface WorkerSlot {
   readonly window: Uint8Array;
 }
 
-/** The fixed table of workers, carved at startup out of three arenas. */
+/** The fixed table of workers, carved at startup out of four arenas. */
 export class WorkerTable {
   readonly slots: readonly WorkerSlot[];
   readonly #free: FreeList;
 
-  constructor(limits: Limits) {
-    const stagingStride = streamFramePrefixBytes + limits.stagingBytes + streamFrameSuffixBytes;
-    const stagingArena = new Uint8Array(limits.workers * stagingStride);
-    const headerArena = new Uint8Array(limits.workers * limits.maxResponseHeaderBytes);
-    const bodyArena = new Uint8Array(limits.workers * limits.maxBodyBytes);
+  /** The room the table takes in an engine's `ArenaReservation`. */
+  static reservedBytes(limits: Limits): number {
+    return workerArenaSizes(limits).reduce(
+      (total, bytes) => total + ArenaReservation.span(bytes),
+      0,
+    );
+  }
+
+  /** `arenas`: the engine's reservation, to take the four arenas from (else the table makes its own). */
+  constructor(limits: Limits, arenas = new ArenaReservation(WorkerTable.reservedBytes(limits))) {
+    const stagingStride = stagingStrideBytes(limits);
+    const [stagingBytes, headerBytes, bodyBytes, windowArenaBytes] = workerArenaSizes(limits);
+    const stagingArena = arenas.take(stagingBytes);
+    const headerArena = arenas.take(headerBytes);
+    const bodyArena = arenas.take(bodyBytes);
     const windowBytes = limits.streamWindowBytes;
-    const windowArena = new Uint8Array(limits.workers * windowBytes);
+    const windowArena = arenas.take(windowArenaBytes);
     const slots: WorkerSlot[] = [];
     for (let index = 0; index < limits.workers; index++) {
       slots.push({
@@ -62,4 +73,18 @@ export class WorkerTable {
   give(worker: WorkerSlot): void {
     this.#free.give(worker.index);
   }
+}
+
+function stagingStrideBytes(limits: Limits): number {
+  return streamFramePrefixBytes + limits.stagingBytes + streamFrameSuffixBytes;
+}
+
+/** Staging, header lines, body storage and chunked-body windows, for every worker. */
+function workerArenaSizes(limits: Limits): [number, number, number, number] {
+  return [
+    limits.workers * stagingStrideBytes(limits),
+    limits.workers * limits.maxResponseHeaderBytes,
+    limits.workers * limits.maxBodyBytes,
+    limits.workers * limits.streamWindowBytes,
+  ];
 }

@@ -1,3 +1,4 @@
+import { ArenaReservation } from "../internal/arena-reservation.ts";
 import type { WebSocketCounters } from "./websocket-stats.ts";
 
 /** A session waiting for a message buffer; granted one in the order it asked. */
@@ -16,10 +17,21 @@ export class MessageBufferPool {
   readonly #waiters: MessageBufferWaiter[] = [];
   readonly #stats: WebSocketCounters;
 
-  constructor(count: number, bytes: number, stats: WebSocketCounters) {
+  /** The room the pool takes in an engine's `ArenaReservation`. */
+  static reservedBytes(count: number, bytes: number): number {
+    return count === 0 ? 0 : ArenaReservation.span(count * bytes);
+  }
+
+  /** `arenas`: the engine's reservation, to take the buffers from (else the pool makes its own). */
+  constructor(
+    count: number,
+    bytes: number,
+    stats: WebSocketCounters,
+    arenas = new ArenaReservation(MessageBufferPool.reservedBytes(count, bytes)),
+  ) {
     this.#stats = stats;
     if (count === 0) return;
-    const arena = new Uint8Array(count * bytes);
+    const arena = arenas.take(count * bytes);
     for (let index = 0; index < count; index++) {
       this.#free.push(arena.subarray(index * bytes, (index + 1) * bytes));
     }

@@ -1,3 +1,4 @@
+import type { ArenaReservation } from "../internal/arena-reservation.ts";
 import type { Limits } from "../limits.ts";
 import type { StatsCounters } from "../stats.ts";
 import { MessageBufferPool } from "./message-buffer-pool.ts";
@@ -25,7 +26,13 @@ export class WebSocketEngine implements WebSocketContext {
     dirty.length = 0;
   };
 
-  constructor(limits: Limits, stats: StatsCounters, clock: () => number) {
+  /** `arenas`: the engine's reservation, to take the message buffers from. */
+  constructor(
+    limits: Limits,
+    stats: StatsCounters,
+    clock: () => number,
+    arenas?: ArenaReservation,
+  ) {
     this.#stats = stats;
     this.#clock = clock;
     this.counters = stats.webSockets;
@@ -34,6 +41,7 @@ export class WebSocketEngine implements WebSocketContext {
       limits.webSocketMessageBuffers,
       limits.maxWebSocketMessageBytes,
       stats.webSockets,
+      arenas,
     );
   }
 
