@@ -18,5 +18,6 @@ const entryPath = `${import.meta.dir}/${name}/main.ts`;
 const entry = (await import(entryPath)) as {
   default: CreateApp;
   prepare?: (args: readonly string[]) => readonly string[];
+  startPath?: string;
 };
-await serveExample(name, entryPath, entry.default, entry.prepare?.(rest) ?? rest);
+await serveExample(name, entryPath, entry.default, entry.prepare?.(rest) ?? rest, entry.startPath);

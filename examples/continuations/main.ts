@@ -6,5 +6,14 @@ import { createContinuationsApp } from "./continuations-app.ts";
 const createApp = createContinuationsApp;
 export default createApp;
 
+/** Where the printed URL opens: the example has no page at `/`. */
+export const startPath = "/stats";
+
 if (import.meta.main)
-  await serveExample("continuations", import.meta.path, createApp, process.argv.slice(2));
+  await serveExample(
+    "continuations",
+    import.meta.path,
+    createApp,
+    process.argv.slice(2),
+    startPath,
+  );

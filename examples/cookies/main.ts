@@ -6,5 +6,8 @@ import { createCookiesApp } from "./cookies-app.ts";
 const createApp = createCookiesApp;
 export default createApp;
 
+/** Where the printed URL opens: the example has no page at `/`. */
+export const startPath = "/cookies";
+
 if (import.meta.main)
-  await serveExample("cookies", import.meta.path, createApp, process.argv.slice(2));
+  await serveExample("cookies", import.meta.path, createApp, process.argv.slice(2), startPath);

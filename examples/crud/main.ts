@@ -6,5 +6,8 @@ import { createCrudApp } from "./crud-app.ts";
 const createApp = createCrudApp;
 export default createApp;
 
+/** Where the printed URL opens: the example has no page at `/`. */
+export const startPath = "/notes";
+
 if (import.meta.main)
-  await serveExample("crud", import.meta.path, createApp, process.argv.slice(2));
+  await serveExample("crud", import.meta.path, createApp, process.argv.slice(2), startPath);

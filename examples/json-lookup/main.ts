@@ -6,5 +6,8 @@ import { createJsonLookupApp } from "./json-lookup-app.ts";
 const createApp = createJsonLookupApp;
 export default createApp;
 
+/** Where the printed URL opens: the example has no page at `/`. */
+export const startPath = "/items";
+
 if (import.meta.main)
-  await serveExample("json-lookup", import.meta.path, createApp, process.argv.slice(2));
+  await serveExample("json-lookup", import.meta.path, createApp, process.argv.slice(2), startPath);

@@ -6,5 +6,8 @@ import { createNegotiationApp } from "./negotiation-app.ts";
 const createApp = createNegotiationApp;
 export default createApp;
 
+/** Where the printed URL opens: the example has no page at `/`. */
+export const startPath = "/greeting";
+
 if (import.meta.main)
-  await serveExample("negotiation", import.meta.path, createApp, process.argv.slice(2));
+  await serveExample("negotiation", import.meta.path, createApp, process.argv.slice(2), startPath);

@@ -9,13 +9,15 @@ export type CreateApp = () => App<any, any> | Promise<App<any, any>>;
  * Runs an example from the command line: `--port N` (validated) and `--processes N` (1 by
  * default), bound to 127.0.0.1; prints the budget line and its URL, and stops cleanly on SIGINT
  * or SIGTERM. With more than one process, `serve` runs `entryPath` (whose default export is
- * `createApp`) in each, all on one port.
+ * `createApp`) in each, all on one port. The printed URL opens on `startPath`: an example with no
+ * page at `/` names one of its GET routes, so the URL it prints answers.
  */
 export async function serveExample(
   name: string,
   entryPath: string,
   createApp: CreateApp,
   args: readonly string[],
+  startPath = "/",
 ): Promise<void> {
   const parsed = parseServeArguments(args, name);
   if (typeof parsed === "string") {
@@ -35,7 +37,7 @@ export async function serveExample(
       );
       process.exit(1);
     }
-    console.log(`corral ${name} listening on http://${server.hostname}:${server.port}/`);
+    console.log(`corral ${name} listening on http://${server.hostname}:${server.port}${startPath}`);
     stopOnSignals(name, (graceMs) => app.stop({ graceMs }));
     return;
   }
@@ -45,7 +47,7 @@ export async function serveExample(
     handleSignals: false,
   });
   console.log(
-    `corral ${name} listening on http://${group.hostname}:${group.port}/ ` +
+    `corral ${name} listening on http://${group.hostname}:${group.port}${startPath} ` +
       `(${group.processes} processes)`,
   );
   stopOnSignals(name, (graceMs) => group.stop({ graceMs }));

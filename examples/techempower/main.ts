@@ -36,7 +36,10 @@ async function createApp() {
 }
 export default createApp;
 
+/** Where the printed URL opens: the example has no page at `/`. */
+export const startPath = "/json";
+
 if (import.meta.main) {
   const args = prepare(process.argv.slice(2));
-  await serveExample("techempower", import.meta.path, createApp, args);
+  await serveExample("techempower", import.meta.path, createApp, args, startPath);
 }
