@@ -19,6 +19,18 @@ export function writeDecimal(target: Uint8Array, offset: number, value: number):
     target[offset] = 0x30 + value;
     return offset + 1;
   }
+  if (value <= 0x7fffffff) {
+    // In 32-bit integers (every body length a response stages): `| 0` divides without floats.
+    let digits = 1;
+    for (let rest = value; rest >= 10; rest = (rest / 10) | 0) digits++;
+    let rest = value;
+    for (let index = offset + digits - 1; index >= offset; index--) {
+      const next = (rest / 10) | 0;
+      target[index] = 0x30 + rest - next * 10;
+      rest = next;
+    }
+    return offset + digits;
+  }
   let digits = 1;
   for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
   let rest = value;

@@ -228,10 +228,10 @@ export class ResponseDraft {
     contentLength = this.bodyLength,
   ): number {
     const line = statusLine(this.status);
-    target.set(line, offset);
+    copyBytes(line, 0, line.length, target, offset);
     let at = offset + line.length;
     if (!this.dateSet) {
-      target.set(date, at);
+      copyBytes(date, 0, date.length, target, at);
       at += date.length;
     }
     if (this.headerLength > 0 && this.worker !== null) {
