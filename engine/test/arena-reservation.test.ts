@@ -34,3 +34,28 @@ test("an engine's arenas fit in its reservation, with the default limits and wit
     expect(() => createEngine({ handler() {}, log: null, limits })).not.toThrow();
   }
 });
+
+test("when the system refuses WebAssembly memory, the reservation is a plain array and works the same", () => {
+  const original = WebAssembly.Memory;
+  let attempts = 0;
+  // biome-ignore lint/suspicious/noExplicitAny: the test replaces the constructor for one call.
+  (WebAssembly as any).Memory = function refused() {
+    attempts++;
+    throw new RangeError("WebAssembly.Memory(): could not allocate memory");
+  };
+  let arenas: ArenaReservation;
+  try {
+    arenas = new ArenaReservation(ArenaReservation.span(1000) * 2);
+  } finally {
+    // biome-ignore lint/suspicious/noExplicitAny: restoring what the test replaced.
+    (WebAssembly as any).Memory = original;
+  }
+  expect(attempts).toBe(1);
+  const first = arenas.take(1000);
+  const second = arenas.take(1000);
+  expect(first.buffer).toBe(second.buffer);
+  expect(first.buffer.byteLength).toBe(ArenaReservation.span(1000) * 2);
+  expect(first.every((value) => value === 0) && second.every((value) => value === 0)).toBe(true);
+  first.fill(7);
+  expect(second.every((value) => value === 0)).toBe(true);
+});
