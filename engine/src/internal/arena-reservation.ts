@@ -16,16 +16,22 @@ const pieceAlignment = 64;
  * demo starts, none resident), and an array over it reads and writes as fast as any other (its
  * buffer has a fixed length). One memory per engine, not one per arena: each one costs the
  * runtime a garbage collection once many are alive, and a process that makes hundreds of
- * engines (a test suite) made them 30 times slower with eight. Falls back to a plain array when
- * WebAssembly memory cannot be had (over 4 GiB, or refused by the system).
+ * engines (a test suite) made them 30 times slower with eight.
  */
 export class ArenaReservation {
-  readonly #bytes: Uint8Array;
+  /** The reservation, or null when each piece is its own plain array (see the constructor). */
+  readonly #bytes: Uint8Array | null;
+  readonly #capacity: number;
   #used = 0;
 
-  /** Reserves room for pieces whose `span`s add up to `bytes`. */
+  /**
+   * Reserves room for pieces whose `span`s add up to `bytes`. Without WebAssembly memory of that
+   * size (over 4 GiB together, which a typed array cannot be either, or refused by the system),
+   * each piece is its own zeroed array, as before there was one reservation.
+   */
   constructor(bytes: number) {
     this.#bytes = reserveZeroedBytes(bytes);
+    this.#capacity = bytes;
   }
 
   /** The room a piece of `bytes` takes, alignment included: what the constructor's sum adds. */
@@ -37,13 +43,14 @@ export class ArenaReservation {
   take(bytes: number): Uint8Array {
     const start = this.#used;
     const end = start + ArenaReservation.span(bytes);
-    if (end > this.#bytes.length) {
+    if (end > this.#capacity) {
       throw new RangeError(
         `corral: internal error, an arena of ${bytes} bytes does not fit in the reservation ` +
-          `(${this.#bytes.length - start} bytes left)`,
+          `(${this.#capacity - start} bytes left)`,
       );
     }
     this.#used = end;
+    if (this.#bytes === null) return new Uint8Array(bytes);
     return this.#bytes.subarray(start, start + bytes);
   }
 
@@ -54,15 +61,14 @@ export class ArenaReservation {
   }
 }
 
-function reserveZeroedBytes(bytes: number): Uint8Array {
+function reserveZeroedBytes(bytes: number): Uint8Array | null {
   const pages = Math.ceil(bytes / wasmPageBytes);
-  if (pages > 0 && pages <= wasmMaxPages) {
-    try {
-      const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
-      return new Uint8Array(memory.buffer, 0, bytes);
-    } catch {
-      // No WebAssembly memory of that size from the system: the allocator's, as before.
-    }
+  if (pages === 0 || pages > wasmMaxPages) return null;
+  try {
+    const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
+    return new Uint8Array(memory.buffer, 0, bytes);
+  } catch {
+    // No WebAssembly memory of that size from the system.
+    return null;
   }
-  return new Uint8Array(bytes);
 }
