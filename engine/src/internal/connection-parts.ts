@@ -60,10 +60,10 @@ export function slotMemories(limits: Limits, arenas: ArenaReservation): SlotMemo
   const outputArena = arenas.take(outputBytes);
   const offsetsPerSlot = limits.maxHeaderCount * 4;
   const offsetsArena = arenas.takeWords(limits.maxConnections * offsetsPerSlot);
+  const head = limits.maxHeaderBytes;
+  const output = limits.connectionOutputBytes;
   const memories: SlotMemory[] = [];
   for (let slot = 0; slot < limits.maxConnections; slot++) {
-    const head = limits.maxHeaderBytes;
-    const output = limits.connectionOutputBytes;
     memories.push({
       head: headArena.subarray(slot * head, (slot + 1) * head),
       output: outputArena.subarray(slot * output, (slot + 1) * output),
