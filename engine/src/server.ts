@@ -1,7 +1,7 @@
 import type { Socket, TCPSocketListener } from "bun";
 import { ArenaReservation } from "./internal/arena-reservation.ts";
-import { Connection } from "./internal/connection.ts";
-import { slotMemories, slotReservedBytes } from "./internal/connection-parts.ts";
+import { slotReservedBytes } from "./internal/connection-parts.ts";
+import { ConnectionSlots } from "./internal/connection-slots.ts";
 import { DeadlineClock } from "./internal/deadline-clock.ts";
 import type {
   DispatchKey,
@@ -175,7 +175,6 @@ export function createEngine(options: EngineOptions): Engine {
   const freeSlots = new FreeList(limits.maxConnections);
   // Connections waiting for a request, the one idle longest first: reclaimed when slots run out.
   const idleConnections = new SlotQueue(limits.maxConnections);
-  const connections: Connection[] = [];
   let onAllClosed: (() => void) | null = null;
   let listener: TCPSocketListener<number> | null = null;
   let sweep: ReturnType<typeof setInterval> | null = null;
@@ -223,10 +222,9 @@ export function createEngine(options: EngineOptions): Engine {
     youngCollection: new YoungCollection(countedEdenCollection(stats), requestWeight),
   };
 
-  for (const [slot, memory] of slotMemories(limits, arenas).entries()) {
-    connections.push(new Connection(slot, context, memory));
-  }
-  context.scheduler.attach(connections.map((connection) => connection.lease));
+  const slots = new ConnectionSlots(limits, context, arenas);
+  const connections = slots.bySlot;
+  context.scheduler.attach(slots.leases);
   const serverFull = cannedServerFullResponse(limits);
 
   /**
@@ -258,7 +256,7 @@ export function createEngine(options: EngineOptions): Engine {
     stats.connectionsOpen++;
     if (stats.connectionsOpen > stats.peakConnections)
       stats.peakConnections = stats.connectionsOpen;
-    connections[slot]!.open(socket);
+    slots.take(slot).open(socket);
     return true;
   }
 
@@ -278,7 +276,7 @@ export function createEngine(options: EngineOptions): Engine {
       const now = clock.tick();
       context.now = now;
       context.date.refresh(Date.now());
-      for (const connection of connections) {
+      for (const connection of slots) {
         if (connection.socket !== null) connection.checkDeadlines(now);
       }
       context.scheduler.reclaimBlockedWorker();
@@ -382,10 +380,10 @@ export function createEngine(options: EngineOptions): Engine {
           resolve();
         };
         const forceTimer = setTimeout(() => {
-          for (const connection of connections) connection.terminate();
+          for (const connection of slots) connection.terminate();
         }, graceMs);
         onAllClosed = finish;
-        for (const connection of connections) connection.closeIfIdle();
+        for (const connection of slots) connection.closeIfIdle();
         if (stats.connectionsOpen === 0) finish();
       });
       return stopped;

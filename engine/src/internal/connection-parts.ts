@@ -50,25 +50,38 @@ export function slotReservedBytes(limits: Limits): number {
 }
 
 /**
- * Every slot's memory, carved out of three arenas. The header offsets too come from one arena,
- * not a small array per connection: the pages of connections that never parse a head stay
- * untouched (1.5 MiB less resident set at start with the defaults).
+ * Every slot's memory, carved out of three arenas reserved at once. The header offsets too come
+ * from one arena, not a small array per connection: the pages of connections that never parse a
+ * head stay untouched (1.5 MiB less resident set at start with the defaults). A slot's views are
+ * made when its connection is (see connection-slots.ts).
  */
-export function slotMemories(limits: Limits, arenas: ArenaReservation): SlotMemory[] {
-  const [headBytes, outputBytes] = slotArenaSizes(limits);
-  const headArena = arenas.take(headBytes);
-  const outputArena = arenas.take(outputBytes);
-  const offsetsPerSlot = limits.maxHeaderCount * 4;
-  const offsetsArena = arenas.takeWords(limits.maxConnections * offsetsPerSlot);
-  const head = limits.maxHeaderBytes;
-  const output = limits.connectionOutputBytes;
-  const memories: SlotMemory[] = [];
-  for (let slot = 0; slot < limits.maxConnections; slot++) {
-    memories.push({
-      head: headArena.subarray(slot * head, (slot + 1) * head),
-      output: outputArena.subarray(slot * output, (slot + 1) * output),
-      headerOffsets: offsetsArena.subarray(slot * offsetsPerSlot, (slot + 1) * offsetsPerSlot),
-    });
+export class SlotArenas {
+  readonly #head: Uint8Array;
+  readonly #output: Uint8Array;
+  readonly #headerOffsets: Uint32Array;
+  readonly #headBytes: number;
+  readonly #outputBytes: number;
+  readonly #offsetsPerSlot: number;
+
+  constructor(limits: Limits, arenas: ArenaReservation) {
+    const [headBytes, outputBytes] = slotArenaSizes(limits);
+    this.#head = arenas.take(headBytes);
+    this.#output = arenas.take(outputBytes);
+    this.#offsetsPerSlot = limits.maxHeaderCount * 4;
+    this.#headerOffsets = arenas.takeWords(limits.maxConnections * this.#offsetsPerSlot);
+    this.#headBytes = limits.maxHeaderBytes;
+    this.#outputBytes = limits.connectionOutputBytes;
   }
-  return memories;
+
+  /** The share of `slot` (views of the arenas, made on each call). */
+  memoryOf(slot: number): SlotMemory {
+    const head = this.#headBytes;
+    const output = this.#outputBytes;
+    const offsets = this.#offsetsPerSlot;
+    return {
+      head: this.#head.subarray(slot * head, (slot + 1) * head),
+      output: this.#output.subarray(slot * output, (slot + 1) * output),
+      headerOffsets: this.#headerOffsets.subarray(slot * offsets, (slot + 1) * offsets),
+    };
+  }
 }
