@@ -15,6 +15,7 @@ import { buildErrorResponses, cannedServerFullResponse } from "./internal/error-
 import { FreeList } from "./internal/free-list.ts";
 import { CachedDateHeader } from "./internal/http-date.ts";
 import { MemorySocket } from "./internal/memory-socket.ts";
+import { admissionHeadLimits } from "./internal/request-admission.ts";
 import { SlotQueue } from "./internal/slot-queue.ts";
 import { releaseChunk } from "./internal/socket-chunks.ts";
 import { WorkerScheduler } from "./internal/worker-scheduler.ts";
@@ -192,6 +193,7 @@ export function createEngine(options: EngineOptions): Engine {
     stats,
     handler: options.handler,
     streamBodies: options.streamBodies ?? null,
+    headLimits: admissionHeadLimits(limits, options),
     dispatchKey: options.dispatchKey ?? null,
     dispatchOversizedBodies: options.dispatchOversizedBodies === true,
     date: new CachedDateHeader(Date.now()),

@@ -7,11 +7,11 @@ import type { WorkerLease } from "./worker-lease.ts";
 
 /**
  * The engine's connection slots. Their memory (head and output buffers, header offsets) is
- * reserved with the engine; a slot's objects (its connection, parser state, lease, ...: about
- * 40 objects, 5-6 KiB of heap) are made the first time a socket takes the slot and reused by
+ * reserved with the engine; a slot's objects (its connection, parser state, lease, ...: 26
+ * objects, about 2.3 KiB of heap) are made the first time a socket takes the slot and reused by
  * every later one. Made for all slots at start, the default 1,024 slots held about 5.5 MiB of
- * heap that a server with a few dozen clients never used. The free list hands out the most
- * recently freed slot first, so only as many slots are ever made as were open at once.
+ * resident memory that a server with a few dozen clients never used. The free list hands out
+ * the most recently freed slot first, so only as many slots are ever made as were open at once.
  */
 export class ConnectionSlots {
   /** Each made slot's connection, by slot (undefined until the slot's first socket). */

@@ -1,6 +1,7 @@
 import type { EngineErrorName } from "../errors.ts";
 import type { Exchange } from "../exchange.ts";
 import type { Limits } from "../limits.ts";
+import type { HeadLimits } from "../parser/request-head.ts";
 import type { StatsCounters } from "../stats.ts";
 import type { WebSocketEngine } from "../websocket/websocket-engine.ts";
 import type { ErrorResponse } from "./error-responses.ts";
@@ -31,6 +32,8 @@ export interface EngineContext {
   readonly handler: Handler;
   /** Which requests stream their body; null when none does (every body is buffered). */
   readonly streamBodies: StreamBodies | null;
+  /** The head parser's limits, shared by every connection (see `admissionHeadLimits`). */
+  readonly headLimits: HeadLimits;
   readonly date: CachedDateHeader;
   readonly errorResponses: Readonly<Record<EngineErrorName, ErrorResponse>>;
   /** Coarse monotonic milliseconds, advanced by the sweep. */

@@ -21,6 +21,9 @@ import { loadSendFile } from "./send-file.ts";
  */
 export const drainPieceBytes = 16 * 1024;
 
+/** The piece of a segment not read yet: one for every slot. */
+const noPiece = new Uint8Array(0);
+
 /**
  * A range of an open file, the last part of a connection's output: sent with `sendfile(2)`, so
  * the file's bytes go from the page cache to the socket without entering the process. When the
@@ -43,7 +46,7 @@ export class FileSegment {
   #end = 0;
   #onShort: (error: Error) => void = ignore;
   /** Where a piece is read when the socket is full: the worker's staging. */
-  #piece: Uint8Array = new Uint8Array(0);
+  #piece: Uint8Array = noPiece;
 
   constructor(channel: OutputChannel) {
     this.#channel = channel;

@@ -1,6 +1,6 @@
 import { type EngineErrorName, errorNameOf } from "../errors.ts";
 import type { Exchange } from "../exchange.ts";
-import { engineHeaderReserveBytes } from "../limits.ts";
+import { engineHeaderReserveBytes, type Limits } from "../limits.ts";
 import type { HeadLimits } from "../parser/request-head.ts";
 import { BodyTooLargeError, ClientGoneError } from "../response-errors.ts";
 import type { DeadlineKind, StatsCounters } from "../stats.ts";
@@ -54,6 +54,24 @@ export interface AdmissionHost extends ConnectionParts {
 }
 
 /**
+ * The head parser's limits for an engine, made once and shared by its connections: with
+ * `streamBodies` (or `dispatchOversizedBodies`) a declared length may reach the streamed limit
+ * (or any length), and which limit applies is decided once the application chose. A body over
+ * its limit is then refused once the worker is there (`#bodyTooLarge`).
+ */
+export function admissionHeadLimits(
+  limits: Limits,
+  options: { readonly streamBodies?: unknown; readonly dispatchOversizedBodies?: boolean },
+): HeadLimits {
+  const dispatchOversizedBodies = options.dispatchOversizedBodies === true;
+  if ((options.streamBodies ?? null) === null && !dispatchOversizedBodies) return limits;
+  const maxBodyBytes = dispatchOversizedBodies
+    ? Number.MAX_SAFE_INTEGER
+    : Math.max(limits.maxBodyBytes, limits.maxStreamedBodyBytes);
+  return { ...limits, maxBodyBytes };
+}
+
+/**
  * From a complete request head to a running handler: the request asks its lease for a worker
  * (or waits in the scheduler's queue), reads its body into the worker's storage, or hands it to
  * the handler as a stream when the application says so, and answers `100-continue` when the
@@ -69,25 +87,12 @@ export class RequestAdmission implements LeaseHost, StreamedBodyHost {
   /** Output room a request needs before it is dispatched: its whole response head always fits. */
   readonly #dispatchRoom: number;
   #turnScheduled = false;
-  readonly #nextTurn: () => void;
+  #nextTurn: (() => void) | null = null;
 
   constructor(host: AdmissionHost) {
     this.#host = host;
-    const limits = host.context.limits;
-    // A body over its limit is refused once the worker is there (`#bodyTooLarge`) when the
-    // application answers it: the head parser lets every declared length through then.
-    const headBodyLimit = host.context.dispatchOversizedBodies
-      ? Number.MAX_SAFE_INTEGER
-      : Math.max(limits.maxBodyBytes, limits.maxStreamedBodyBytes);
-    this.#headLimits =
-      host.context.streamBodies === null && !host.context.dispatchOversizedBodies
-        ? limits
-        : { ...limits, maxBodyBytes: headBodyLimit };
-    this.#dispatchRoom = limits.maxResponseHeaderBytes + engineHeaderReserveBytes;
-    this.#nextTurn = () => {
-      this.#turnScheduled = false;
-      host.pump();
-    };
+    this.#headLimits = host.context.headLimits;
+    this.#dispatchRoom = host.context.limits.maxResponseHeaderBytes + engineHeaderReserveBytes;
   }
 
   /** Reads, admits and dispatches what the input holds, as far as the output lets it. */
@@ -116,7 +121,17 @@ export class RequestAdmission implements LeaseHost, StreamedBodyHost {
   #yieldTurn(): void {
     if (this.#turnScheduled || !this.#host.input.pending) return;
     this.#turnScheduled = true;
+    this.#nextTurn ??= this.#makeNextTurn();
     setImmediate(this.#nextTurn);
+  }
+
+  // Made on first use, in its own method: a closure made in #yieldTurn would make JavaScriptCore
+  // allocate a scope on every call of it, and one made in the constructor costs every slot.
+  #makeNextTurn(): () => void {
+    return () => {
+      this.#turnScheduled = false;
+      this.#host.pump();
+    };
   }
 
   #readHead(): boolean {

@@ -24,6 +24,9 @@ export interface StreamedBodyHost {
   bodyFailed(name: EngineErrorName): void;
 }
 
+/** The window of a body not streamed yet: one for every slot. */
+const noWindow = new Uint8Array(0);
+
 /**
  * The engine side of a request body the handler reads as it goes: one read at a time, each
  * resolved with a piece borrowed from a socket chunk or from the worker's window. Bytes come from
@@ -41,7 +44,7 @@ export class StreamedBody {
   received = 0;
   readonly #host: StreamedBodyHost;
   readonly #limits: ChunkedLimits;
-  #window: Uint8Array = new Uint8Array(0);
+  #window: Uint8Array = noWindow;
   #started = false;
   #error: Error | null = null;
   #resolve: ((piece: Uint8Array | null) => void) | null = null;

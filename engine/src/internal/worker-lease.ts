@@ -47,15 +47,23 @@ export class WorkerLease implements SchedulerLease {
   /** Whether the blocked-output rule lists this lease as holding its worker behind blocked output. */
   #behindBlockedOutput = false;
   #grantToRun = -1;
-  readonly #runGranted: () => void;
-  readonly #runDisplaced: () => void;
+  #runGranted: (() => void) | null = null;
+  #runDisplaced: (() => void) | null = null;
 
   constructor(slot: number, host: LeaseHost, scheduler: WorkerScheduler) {
     this.slot = slot;
     this.#host = host;
     this.#scheduler = scheduler;
-    this.#runGranted = () => this.#granted();
-    this.#runDisplaced = () => {
+  }
+
+  // The microtasks' callbacks are made on first use, in their own methods: made in the
+  // constructor they cost every connection slot, made in grant or displace a scope per call.
+  #makeRunGranted(): () => void {
+    return () => this.#granted();
+  }
+
+  #makeRunDisplaced(): () => void {
+    return () => {
       if (this.#state === "none") this.#host.requestDisplaced();
     };
   }
@@ -96,6 +104,7 @@ export class WorkerLease implements SchedulerLease {
     if (this.#state !== "queued" && this.#state !== "reacquiring") this.#illegal("take a grant");
     this.#hold(worker);
     this.#grantToRun = ++this.#grants;
+    this.#runGranted ??= this.#makeRunGranted();
     queueMicrotask(this.#runGranted);
   }
 
@@ -103,6 +112,7 @@ export class WorkerLease implements SchedulerLease {
   displace(): void {
     this.#expect("queued", "be displaced");
     this.#state = "none";
+    this.#runDisplaced ??= this.#makeRunDisplaced();
     queueMicrotask(this.#runDisplaced);
   }
 

@@ -1,10 +1,13 @@
+/** The buffer of a head not parsed yet: one for every slot. */
+const noBytes = new Uint8Array(0);
+
 /**
  * The result of parsing one request head, reused per connection. Every position is an offset
  * relative to `base` in `buffer`, so the head can move from a socket chunk into the connection's
  * head buffer without rewriting offsets. Strings are made only when the application asks.
  */
 export class ParsedHead {
-  buffer: Uint8Array = new Uint8Array(0);
+  buffer: Uint8Array = noBytes;
   base = 0;
   /** Bytes parsed so far (incremental position) and the start of the line being scanned. */
   scanned = 0;
