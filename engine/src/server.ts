@@ -258,7 +258,7 @@ export function createEngine(options: EngineOptions): Engine {
     stats.connectionsOpen++;
     if (stats.connectionsOpen > stats.peakConnections)
       stats.peakConnections = stats.connectionsOpen;
-    slots.take(slot).open(socket);
+    connections[slot]!.open(socket);
     return true;
   }
 

@@ -1,6 +1,5 @@
-// A connection slot's objects (its connection, parser state, lease, ...) are made when a socket
-// first takes the slot and reused by every later socket; only the slot's memory is reserved with
-// the engine.
+// The connection slots are made with the engine: each slot's memory is its own share of the
+// arenas, and its objects are few (they are made for every slot, used or not).
 
 import { heapStats } from "bun:jsc";
 import { expect, test } from "bun:test";
@@ -8,65 +7,55 @@ import { ArenaReservation } from "../src/internal/arena-reservation.ts";
 import { SlotArenas, slotReservedBytes } from "../src/internal/connection-parts.ts";
 import { ConnectionSlots } from "../src/internal/connection-slots.ts";
 import type { EngineContext } from "../src/internal/engine-context.ts";
+import { admissionHeadLimits } from "../src/internal/request-admission.ts";
 import { WorkerScheduler } from "../src/internal/worker-scheduler.ts";
 import { resolveLimits } from "../src/limits.ts";
 import { StatsCounters } from "../src/stats.ts";
-import { RawClient } from "./support/raw-client.ts";
-import { startServer } from "./support/test-server.ts";
 
-const liveObjects = () => {
-  Bun.gc(true);
-  return heapStats().objectCount;
-};
-
-test("4,096 connection slots cost no heap objects until sockets take them", async () => {
-  const before = liveObjects();
-  await using server = startServer((exchange) => exchange.writeText("ok"), {
-    maxConnections: 4096,
-  });
-  const listening = liveObjects();
-  // Made at start, every slot's objects came to about 40 per slot (154,000 here).
-  expect(listening - before).toBeLessThan(4096);
-  const clients = await Promise.all([0, 1, 2].map(() => RawClient.connect(server.port)));
-  for (const client of clients) client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n");
-  for (const answer of await Promise.all(clients.map((client) => client.response()))) {
-    expect(answer.status).toBe(200);
-    expect(answer.text).toBe("ok");
-  }
-  for (const client of clients) client.end();
-});
-
+/** A slot table as an engine whose App streams some bodies makes it. */
 function slotTable(maxConnections: number): ConnectionSlots {
   const limits = resolveLimits({ maxConnections });
   const stats = new StatsCounters();
   const context = {
     limits,
     stats,
+    streamBodies: () => false,
+    headLimits: admissionHeadLimits(limits, { streamBodies: () => false }),
     scheduler: new WorkerScheduler(limits, stats, () => {}),
   } as unknown as EngineContext;
-  const arenas = new ArenaReservation(slotReservedBytes(limits));
-  return new ConnectionSlots(limits, context, arenas);
+  return new ConnectionSlots(limits, context, new ArenaReservation(slotReservedBytes(limits)));
 }
 
-test("a slot's connection is made on its first take and the same one is handed out after", () => {
+const liveObjects = () => {
+  Bun.gc(true);
+  return heapStats().objectCount;
+};
+
+test("every slot is made with the table, its lease listed by slot, each visited once", () => {
   const slots = slotTable(8);
-  expect(slots.made).toBe(0);
-  expect([...slots]).toEqual([]);
   expect(slots.bySlot).toHaveLength(8);
-  expect(slots.bySlot.every((connection) => connection === undefined)).toBe(true);
+  expect(slots.bySlot.map((connection) => connection.slot)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  expect(slots.leases).toEqual(slots.bySlot.map((connection) => connection.lease));
+  expect([...slots]).toEqual([...slots.bySlot]);
+});
 
-  const third = slots.take(3);
-  expect(third.slot).toBe(3);
-  expect(slots.made).toBe(1);
-  expect(slots.bySlot[3]).toBe(third);
-  expect(slots.leases[3]).toBe(third.lease);
-  expect(slots.take(3)).toBe(third);
-  expect(slots.made).toBe(1);
+test("a slot costs at most 26 heap objects (38 when each slot copied the head limits and made its own callbacks and empty arrays)", () => {
+  const before = liveObjects();
+  const slots = slotTable(4096);
+  const perSlot = (liveObjects() - before) / 4096;
+  expect(slots.bySlot).toHaveLength(4096);
+  expect(perSlot).toBeGreaterThan(20);
+  expect(perSlot).toBeLessThan(27);
+});
 
-  const first = slots.take(0);
-  expect(slots.made).toBe(2);
-  expect([...slots]).toEqual([third, first]);
-  expect(slots.bySlot.filter((connection) => connection !== undefined)).toHaveLength(2);
+test("the head limits are shared, and the limits themselves when no body streams", () => {
+  const limits = resolveLimits({});
+  expect(admissionHeadLimits(limits, {})).toBe(limits);
+  expect(admissionHeadLimits(limits, { streamBodies: null })).toBe(limits);
+  const streamed = admissionHeadLimits(limits, { streamBodies: () => true });
+  expect(streamed.maxBodyBytes).toBe(Math.max(limits.maxBodyBytes, limits.maxStreamedBodyBytes));
+  const oversized = admissionHeadLimits(limits, { dispatchOversizedBodies: true });
+  expect(oversized.maxBodyBytes).toBe(Number.MAX_SAFE_INTEGER);
 });
 
 test("each slot's head and output buffers and header offsets are its own share of the arenas", () => {

@@ -44,7 +44,7 @@ export class WorkerScheduler {
   readonly #requests: FairQueue;
   readonly #reacquires: FairQueue;
   readonly #closeStalled: (slot: number) => void;
-  #leases: readonly (SchedulerLease | undefined)[] = [];
+  #leases: readonly SchedulerLease[] = [];
   #arrivals = 0;
 
   /** `arenas`: the engine's reservation, to take the workers' memory from. */
@@ -64,11 +64,8 @@ export class WorkerScheduler {
     this.#closeStalled = closeStalled;
   }
 
-  /**
-   * The lease of each connection slot, by slot: a table the engine fills as slots are first
-   * used (a slot that asks for a worker has its lease).
-   */
-  attach(leases: readonly (SchedulerLease | undefined)[]): void {
+  /** The lease of each connection slot, by slot (set once the connections exist). */
+  attach(leases: readonly SchedulerLease[]): void {
     this.#leases = leases;
   }
 
