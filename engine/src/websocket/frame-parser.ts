@@ -31,6 +31,11 @@ export interface FrameLimits {
 /** RFC 6455 §5.5: a control frame's payload is at most 125 bytes. */
 export const maxControlPayloadBytes = 125;
 
+/**
+ * Checks close reasons, which come whole and are checked at once: one for every parser (the
+ * text validator of each parser keeps its state between the fragments of a message).
+ */
+const closeReason = new Utf8Validator();
 const noControlPayload = new Uint8Array(0);
 
 const phaseHeader = 0;
@@ -62,7 +67,6 @@ export class FrameParser {
   #messageBytes = 0;
   #fragments = 0;
   readonly #text = new Utf8Validator();
-  readonly #reason = new Utf8Validator();
   /** Made at the first control frame with a payload: most sockets never need it. */
   #control: Uint8Array = noControlPayload;
   #controlLength = 0;
@@ -333,8 +337,8 @@ export class FrameParser {
     if (length === 1) return this.#error(closeCodes.protocolError, "close frame of 1 byte");
     const code = (payload[0]! << 8) | payload[1]!;
     if (!isValidCloseCode(code)) return this.#error(closeCodes.protocolError, "invalid close code");
-    this.#reason.reset();
-    if (!this.#reason.check(payload, 2, length) || !this.#reason.complete) {
+    closeReason.reset();
+    if (!closeReason.check(payload, 2, length) || !closeReason.complete) {
       return this.#error(closeCodes.invalidPayload, "invalid UTF-8 in a close reason");
     }
     this.closeCode = code;
