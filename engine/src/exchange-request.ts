@@ -171,32 +171,29 @@ export class ExchangeRequest {
   /** The name of header line `index`, as sent. */
   headerName(index: number): string {
     const head = this.#headerHead(index);
-    const offsets = head.headerOffsets;
     return latin1String(
       head.buffer,
-      head.base + offsets[index * 4]!,
-      head.base + offsets[index * 4 + 1]!,
+      head.base + head.fieldOffset(index, 0),
+      head.base + head.fieldOffset(index, 1),
     );
   }
 
   /** The value of header line `index`, without surrounding whitespace. */
   headerValue(index: number): string {
     const head = this.#headerHead(index);
-    const offsets = head.headerOffsets;
     return latin1String(
       head.buffer,
-      head.base + offsets[index * 4 + 2]!,
-      head.base + offsets[index * 4 + 3]!,
+      head.base + head.fieldOffset(index, 2),
+      head.base + head.fieldOffset(index, 3),
     );
   }
 
   /** The value bytes of header line `index`, borrowed. */
   headerValueBytes(index: number): Uint8Array {
     const head = this.#headerHead(index);
-    const offsets = head.headerOffsets;
     return head.buffer.subarray(
-      head.base + offsets[index * 4 + 2]!,
-      head.base + offsets[index * 4 + 3]!,
+      head.base + head.fieldOffset(index, 2),
+      head.base + head.fieldOffset(index, 3),
     );
   }
 
@@ -207,11 +204,10 @@ export class ExchangeRequest {
   findHeader(name: string, from = 0): number {
     this.assertLive("request");
     const head = this.host.head;
-    const offsets = head.headerOffsets;
     const buffer = head.buffer;
     for (let index = from; index < head.headerCount; index++) {
-      const start = head.base + offsets[index * 4]!;
-      const end = head.base + offsets[index * 4 + 1]!;
+      const start = head.base + head.fieldOffset(index, 0);
+      const end = head.base + head.fieldOffset(index, 1);
       if (end - start !== name.length) continue;
       let same = true;
       for (let at = 0; at < name.length; at++) {

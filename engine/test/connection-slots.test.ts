@@ -4,12 +4,17 @@
 import { heapStats } from "bun:jsc";
 import { expect, test } from "bun:test";
 import { ArenaReservation } from "../src/internal/arena-reservation.ts";
-import { SlotArenas, slotReservedBytes } from "../src/internal/connection-parts.ts";
+import {
+  hotHeaderFields,
+  SlotArenas,
+  slotReservedBytes,
+} from "../src/internal/connection-parts.ts";
 import { ConnectionSlots } from "../src/internal/connection-slots.ts";
 import type { EngineContext } from "../src/internal/engine-context.ts";
 import { admissionHeadLimits } from "../src/internal/request-admission.ts";
 import { WorkerScheduler } from "../src/internal/worker-scheduler.ts";
 import { resolveLimits } from "../src/limits.ts";
+import { ParsedHead } from "../src/parser/parsed-head.ts";
 import { StatsCounters } from "../src/stats.ts";
 
 /** A slot table as an engine whose App streams some bodies makes it. */
@@ -39,13 +44,13 @@ test("every slot is made with the table, its lease listed by slot, each visited 
   expect([...slots]).toEqual([...slots.bySlot]);
 });
 
-test("a slot costs at most 26 heap objects (38 when each slot copied the head limits and made its own callbacks and empty arrays)", () => {
+test("a slot costs at most 28 heap objects (38 when each slot copied the head limits and made its own callbacks and empty arrays)", () => {
   const before = liveObjects();
   const slots = slotTable(4096);
   const perSlot = (liveObjects() - before) / 4096;
   expect(slots.bySlot).toHaveLength(4096);
   expect(perSlot).toBeGreaterThan(20);
-  expect(perSlot).toBeLessThan(27);
+  expect(perSlot).toBeLessThan(29);
 });
 
 test("the head limits are shared, and the limits themselves when no body streams", () => {
@@ -65,10 +70,11 @@ test("each slot's head and output buffers and header offsets are its own share o
   for (const memory of memories) {
     expect(memory.head.length).toBe(limits.maxHeaderBytes);
     expect(memory.output.length).toBe(limits.connectionOutputBytes);
-    expect(memory.headerOffsets.length).toBe(limits.maxHeaderCount * 4);
+    expect(memory.hotOffsets.length).toBe(hotHeaderFields * 4);
+    expect(memory.hotOffsets.length + memory.coldOffsets.length).toBe(limits.maxHeaderCount * 4);
   }
   const ranges = memories.flatMap((memory) =>
-    [memory.head, memory.output, memory.headerOffsets].map((view) => ({
+    [memory.head, memory.output, memory.hotOffsets, memory.coldOffsets].map((view) => ({
       buffer: view.buffer,
       start: view.byteOffset,
       end: view.byteOffset + view.byteLength,
@@ -80,6 +86,36 @@ test("each slot's head and output buffers and header offsets are its own share o
       expect(other.start >= range.end || other.end <= range.start).toBe(true);
     }
   }
+  // The first fields of neighbouring slots are neighbours: a short head touches 512 bytes.
+  expect(memories[1]!.hotOffsets.byteOffset - memories[0]!.hotOffsets.byteOffset).toBe(
+    hotHeaderFields * 16,
+  );
   // Asked again, a slot gets views of the same bytes.
   expect(arenas.memoryOf(1).head.byteOffset).toBe(memories[1]!.head.byteOffset);
+});
+
+test("with maxHeaderCount under the hot fields, every field is hot and nothing is cold", () => {
+  const limits = resolveLimits({ maxConnections: 2, maxHeaderCount: 8 });
+  const memory = new SlotArenas(limits, new ArenaReservation(slotReservedBytes(limits))).memoryOf(
+    1,
+  );
+  expect(memory.hotOffsets.length).toBe(32);
+  expect(memory.coldOffsets.length).toBe(0);
+});
+
+test("a parsed head keeps its first fields in the hot offsets and the rest in the cold ones", () => {
+  const hot = new Uint32Array(2 * 4);
+  const cold = new Uint32Array(3 * 4);
+  const head = new ParsedHead(5, hot, cold);
+  for (let index = 0; index < 5; index++) {
+    head.setField(index, index * 10, index * 10 + 1, index * 10 + 2, index * 10 + 3);
+  }
+  expect([...hot]).toEqual([0, 1, 2, 3, 10, 11, 12, 13]);
+  expect([...cold]).toEqual([20, 21, 22, 23, 30, 31, 32, 33, 40, 41, 42, 43]);
+  for (let index = 0; index < 5; index++) {
+    expect([0, 1, 2, 3].map((part) => head.fieldOffset(index, part))).toEqual(
+      [0, 1, 2, 3].map((part) => index * 10 + part),
+    );
+  }
+  expect(() => new ParsedHead(5, hot, new Uint32Array(8))).toThrow(RangeError);
 });

@@ -262,7 +262,9 @@ function headFingerprint(head: ParsedHead, code: number) {
     method: [head.methodStart, head.methodEnd],
     target: [head.targetStart, head.targetEnd, head.pathStart, head.pathEnd],
     versionMinor: head.versionMinor,
-    headers: Array.from(head.headerOffsets.subarray(0, head.headerCount * 4)),
+    headers: Array.from({ length: head.headerCount * 4 }, (_, at) =>
+      head.fieldOffset(at >> 2, at & 3),
+    ),
     framing: [head.contentLength, head.chunked, head.keepAlive, head.expectContinue],
   };
 }

@@ -61,8 +61,8 @@ function viewOf(head: ParsedHead, code: number): HeadView {
     Buffer.from(head.buffer.subarray(head.base + start, head.base + end)).toString("latin1");
   const headers: string[] = [];
   for (let index = 0; index < head.headerCount; index++) {
-    const offsets = head.headerOffsets.subarray(index * 4, index * 4 + 4);
-    headers.push(`${text(offsets[0]!, offsets[1]!)}=${text(offsets[2]!, offsets[3]!)}`);
+    const at = (part: number) => head.fieldOffset(index, part);
+    headers.push(`${text(at(0), at(1))}=${text(at(2), at(3))}`);
   }
   return {
     outcome,

@@ -31,57 +31,71 @@ export interface SlotMemory {
   readonly head: Uint8Array;
   /** The output buffer: response heads and small bodies, one write per turn. */
   readonly output: Uint8Array;
-  /** Four offsets per header field of the parsed head (`maxHeaderCount` fields). */
-  readonly headerOffsets: Uint32Array;
+  /** Four offsets per header field of the parsed head, for its first `hotHeaderFields` fields. */
+  readonly hotOffsets: Uint32Array;
+  /** The same for the fields after those, up to `maxHeaderCount`. */
+  readonly coldOffsets: Uint32Array;
 }
 
-/** Each slot's head buffer, output buffer and header offsets, for every connection slot. */
-function slotArenaSizes(limits: Limits): [number, number, number] {
+/**
+ * Header fields whose offsets every slot keeps in the hot arena: a browser's request has 10 to
+ * 20, a WebSocket handshake about 8. 32 fields take 512 bytes a slot, 8 slots to a page.
+ */
+export const hotHeaderFields = 32;
+
+/** Each slot's share: head buffer, output buffer, hot and cold header offsets (in words). */
+function slotShares(limits: Limits): [number, number, number, number] {
+  const hotFields = Math.min(hotHeaderFields, limits.maxHeaderCount);
   return [
-    limits.maxConnections * limits.maxHeaderBytes,
-    limits.maxConnections * limits.connectionOutputBytes,
-    limits.maxConnections * limits.maxHeaderCount * 4 * 4,
+    limits.maxHeaderBytes,
+    limits.connectionOutputBytes,
+    hotFields * 4,
+    (limits.maxHeaderCount - hotFields) * 4,
   ];
 }
 
 /** The room the connection slots take in an engine's `ArenaReservation`. */
 export function slotReservedBytes(limits: Limits): number {
-  return slotArenaSizes(limits).reduce((total, bytes) => total + ArenaReservation.span(bytes), 0);
+  const [head, output, hot, cold] = slotShares(limits).map(
+    (share) => share * limits.maxConnections,
+  );
+  return [head!, output!, hot! * 4, cold! * 4].reduce(
+    (total, bytes) => total + ArenaReservation.span(bytes),
+    0,
+  );
 }
 
 /**
- * Every slot's memory, carved out of three arenas reserved at once. The header offsets too come
- * from one arena, not a small array per connection: the pages of connections that never parse a
- * head stay untouched (1.5 MiB less resident set at start with the defaults). A slot's views are
- * made when its connection is (see connection-slots.ts).
+ * Every slot's memory, carved out of four arenas reserved at once. The header offsets too come
+ * from arenas, not a small array per connection: the pages of connections that never parse a
+ * head stay untouched (1.5 MiB less resident set at start with the defaults), and the first
+ * fields of all slots sit together, apart from the rest (see `ParsedHead`).
  */
 export class SlotArenas {
   readonly #head: Uint8Array;
   readonly #output: Uint8Array;
-  readonly #headerOffsets: Uint32Array;
-  readonly #headBytes: number;
-  readonly #outputBytes: number;
-  readonly #offsetsPerSlot: number;
+  readonly #hotOffsets: Uint32Array;
+  readonly #coldOffsets: Uint32Array;
+  readonly #shares: [number, number, number, number];
 
   constructor(limits: Limits, arenas: ArenaReservation) {
-    const [headBytes, outputBytes] = slotArenaSizes(limits);
-    this.#head = arenas.take(headBytes);
-    this.#output = arenas.take(outputBytes);
-    this.#offsetsPerSlot = limits.maxHeaderCount * 4;
-    this.#headerOffsets = arenas.takeWords(limits.maxConnections * this.#offsetsPerSlot);
-    this.#headBytes = limits.maxHeaderBytes;
-    this.#outputBytes = limits.connectionOutputBytes;
+    const shares = slotShares(limits);
+    const slots = limits.maxConnections;
+    this.#head = arenas.take(shares[0] * slots);
+    this.#output = arenas.take(shares[1] * slots);
+    this.#hotOffsets = arenas.takeWords(shares[2] * slots);
+    this.#coldOffsets = arenas.takeWords(shares[3] * slots);
+    this.#shares = shares;
   }
 
   /** The share of `slot` (views of the arenas, made on each call). */
   memoryOf(slot: number): SlotMemory {
-    const head = this.#headBytes;
-    const output = this.#outputBytes;
-    const offsets = this.#offsetsPerSlot;
+    const [head, output, hot, cold] = this.#shares;
     return {
       head: this.#head.subarray(slot * head, (slot + 1) * head),
       output: this.#output.subarray(slot * output, (slot + 1) * output),
-      headerOffsets: this.#headerOffsets.subarray(slot * offsets, (slot + 1) * offsets),
+      hotOffsets: this.#hotOffsets.subarray(slot * hot, (slot + 1) * hot),
+      coldOffsets: this.#coldOffsets.subarray(slot * cold, (slot + 1) * cold),
     };
   }
 }

@@ -8,7 +8,7 @@ import type { WorkerLease } from "./worker-lease.ts";
 /**
  * The engine's connection slots, all made with the engine: each slot's memory (its share of the
  * head, output and header-offset arenas) and its objects (the connection, parser state, lease
- * and the like: 26 objects, about 2.3 KiB of heap), reused by every socket that takes the slot.
+ * and the like: 28 objects, about 2.4 KiB of heap), reused by every socket that takes the slot.
  * Made at once, the objects sit together in the heap (about 2.7 KiB of resident memory a slot);
  * made when a slot was first taken, tried on 2026-11-26, they landed among the garbage of the
  * requests around them and cost 4-5 KiB a slot (12 KiB per idle WebSocket instead of 8).

@@ -85,7 +85,7 @@ export class Connection
     this.context = context;
     this.limits = context.limits;
     this.stats = context.stats;
-    this.head = new ParsedHead(context.limits.maxHeaderCount, memory.headerOffsets);
+    this.head = new ParsedHead(this.limits.maxHeaderCount, memory.hotOffsets, memory.coldOffsets);
     this.input = new RequestInput(memory.head, context.stats, context.limits.maxUnreadInputBytes);
     this.output = new OutputChannel(memory.output);
     this.draft = new ResponseDraft(context.limits, context.stats);

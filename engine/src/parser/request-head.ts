@@ -126,11 +126,7 @@ function parseFieldLine(
     valueEnd--;
   }
   if (head.headerCount >= limits.maxHeaderCount) return errorCode.tooManyHeaders;
-  const slot = head.headerCount * 4;
-  head.headerOffsets[slot] = lineStart;
-  head.headerOffsets[slot + 1] = nameEnd;
-  head.headerOffsets[slot + 2] = valueStart;
-  head.headerOffsets[slot + 3] = valueEnd;
+  head.setField(head.headerCount, lineStart, nameEnd, valueStart, valueEnd);
   head.headerCount++;
   return interpretField(head, lineStart, nameEnd, valueStart, valueEnd, limits);
 }
