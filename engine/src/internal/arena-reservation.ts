@@ -39,6 +39,11 @@ export class ArenaReservation {
     return Math.ceil(bytes / pieceAlignment) * pieceAlignment;
   }
 
+  /** The room pieces of these sizes take together: what a reservation for all of them needs. */
+  static spanOfAll(sizes: readonly number[]): number {
+    return sizes.reduce((total, bytes) => total + ArenaReservation.span(bytes), 0);
+  }
+
   /** The next `bytes` of the reservation. */
   take(bytes: number): Uint8Array {
     const start = this.#used;

@@ -43,25 +43,21 @@ export interface SlotMemory {
  */
 export const hotHeaderFields = 32;
 
-/** Each slot's share: head buffer, output buffer, hot and cold header offsets (in words). */
+/** Each slot's share in bytes: head buffer, output buffer, hot and cold header offsets. */
 function slotShares(limits: Limits): [number, number, number, number] {
   const hotFields = Math.min(hotHeaderFields, limits.maxHeaderCount);
   return [
     limits.maxHeaderBytes,
     limits.connectionOutputBytes,
-    hotFields * 4,
-    (limits.maxHeaderCount - hotFields) * 4,
+    hotFields * 16,
+    (limits.maxHeaderCount - hotFields) * 16,
   ];
 }
 
 /** The room the connection slots take in an engine's `ArenaReservation`. */
 export function slotReservedBytes(limits: Limits): number {
-  const [head, output, hot, cold] = slotShares(limits).map(
-    (share) => share * limits.maxConnections,
-  );
-  return [head!, output!, hot! * 4, cold! * 4].reduce(
-    (total, bytes) => total + ArenaReservation.span(bytes),
-    0,
+  return ArenaReservation.spanOfAll(
+    slotShares(limits).map((share) => share * limits.maxConnections),
   );
 }
 
@@ -83,14 +79,16 @@ export class SlotArenas {
     const slots = limits.maxConnections;
     this.#head = arenas.take(shares[0] * slots);
     this.#output = arenas.take(shares[1] * slots);
-    this.#hotOffsets = arenas.takeWords(shares[2] * slots);
-    this.#coldOffsets = arenas.takeWords(shares[3] * slots);
+    this.#hotOffsets = arenas.takeWords((shares[2] * slots) / 4);
+    this.#coldOffsets = arenas.takeWords((shares[3] * slots) / 4);
     this.#shares = shares;
   }
 
   /** The share of `slot` (views of the arenas, made on each call). */
   memoryOf(slot: number): SlotMemory {
-    const [head, output, hot, cold] = this.#shares;
+    const [head, output, hotBytes, coldBytes] = this.#shares;
+    const hot = hotBytes / 4;
+    const cold = coldBytes / 4;
     return {
       head: this.#head.subarray(slot * head, (slot + 1) * head),
       output: this.#output.subarray(slot * output, (slot + 1) * output),

@@ -26,10 +26,7 @@ export class WorkerTable {
 
   /** The room the table takes in an engine's `ArenaReservation`. */
   static reservedBytes(limits: Limits): number {
-    return workerArenaSizes(limits).reduce(
-      (total, bytes) => total + ArenaReservation.span(bytes),
-      0,
-    );
+    return ArenaReservation.spanOfAll(workerArenaSizes(limits));
   }
 
   /** `arenas`: the engine's reservation, to take the four arenas from (else the table makes its own). */
