@@ -1,0 +1,91 @@
+// Runs inside valgrind for bench/instructions.ts: loads a corral bench server with `Bun.listen`
+// replaced by a capture, then feeds its socket handlers one fake socket's requests directly, so
+// no kernel, event-loop wake-up or other process is in the count. Environment: SERVER (a script
+// of bench/servers that listens through corral), TARGET (the request target), PIPELINE (requests
+// per chunk), WARM_TURNS (chunks before counting), TURNS (chunks counted). Callgrind counts only
+// between the two `callgrind_control -i` calls; what those calls cost is the same for every
+// TURNS, so the orchestrator's difference of two runs cancels it.
+
+export {};
+
+interface SocketHandlers {
+  open(socket: unknown): void;
+  data(socket: unknown, chunk: Uint8Array): void;
+}
+
+const pipeline = Number(process.env.PIPELINE ?? 16);
+const warmTurns = Number(process.env.WARM_TURNS ?? 6000);
+const turns = Number(process.env.TURNS ?? 100);
+const target = process.env.TARGET ?? "/";
+const server = process.env.SERVER;
+if (server === undefined) throw new Error("instruction-driver: SERVER is missing");
+
+let handlers: SocketHandlers | null = null;
+const capture = (options: { socket: SocketHandlers }) => {
+  handlers = options.socket;
+  return { port: 1, hostname: "127.0.0.1", stop() {}, ref() {}, unref() {} };
+};
+(Bun as unknown as { listen: typeof capture }).listen = capture;
+process.argv.push("--port", "1");
+const print = console.log;
+// The server's own lines (READY, INFO) are not this run's output.
+console.log = () => {};
+await import(server);
+console.log = print;
+if (handlers === null) throw new Error(`instruction-driver: ${server} did not call Bun.listen`);
+const socketHandlers: SocketHandlers = handlers;
+
+let writes = 0;
+let bytesWritten = 0;
+const socket = {
+  data: -1,
+  remoteAddress: "127.0.0.1",
+  remoteFamily: "IPv4",
+  remotePort: 40000,
+  write(data: Uint8Array, offset = 0, length = data.length - offset): number {
+    writes++;
+    bytesWritten += length;
+    return length;
+  },
+  end() {},
+  terminate() {},
+  shutdown() {},
+  pause() {},
+  resume() {},
+  setNoDelay() {},
+};
+socketHandlers.open(socket);
+const chunk = Buffer.from(
+  `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`.repeat(pipeline),
+  "latin1",
+);
+
+/** `count` chunks, each a fresh array as Bun's socket gives, one event-loop turn apart. */
+async function feed(count: number): Promise<void> {
+  for (let turn = 0; turn < count; turn++) {
+    socketHandlers.data(socket, new Uint8Array(chunk));
+    await null;
+  }
+}
+
+async function instrumentation(state: "on" | "off"): Promise<void> {
+  // Asynchronously: valgrind takes the command only while this process runs.
+  const control = Bun.spawn(["callgrind_control", "-i", state, String(process.pid)], {
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+  await control.exited;
+}
+
+await feed(warmTurns);
+writes = 0;
+bytesWritten = 0;
+await instrumentation("on");
+const started = performance.now();
+await feed(turns);
+const nanoseconds = (performance.now() - started) * 1e6;
+await instrumentation("off");
+print(
+  `RESULT ${JSON.stringify({ requests: turns * pipeline, writes, bytesWritten, nanosecondsPerRequest: Math.round(nanoseconds / (turns * pipeline)) })}`,
+);
+process.exit(0);

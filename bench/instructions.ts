@@ -1,0 +1,130 @@
+// `bun bench/instructions.ts [--pipeline D] [--turns A,B] [--warm-turns W] SERVER:TARGET...`
+//
+// Counts the machine instructions one request costs a corral server, with valgrind's callgrind:
+// an exact count, the same on every run whatever else the machine does, where a timed load
+// moves by 20-70% within minutes on this machine. Each SERVER (a corral script of bench/servers)
+// runs in-process under bench/instruction-driver.ts, which feeds its socket handlers chunks of
+// PIPELINE requests (16 by default) without a kernel socket, warms it with W chunks (6000) so the
+// JIT has compiled the request path, and counts A and then B further chunks (64 and 1088) in two
+// runs: the difference over (B - A) x PIPELINE requests is the cost of one request, the fixed
+// costs of starting and of switching the count on and off cancelling out.
+//
+// The count is split into JIT-compiled JavaScript (code valgrind finds in no file), Bun's own
+// code (the runtime, the collector, the interpreter) and the rest (libc, the kernel interface).
+// The JIT part repeats within about 0.1%. The default turns count 16,384 requests between the
+// two runs, the engine's pace of young collections, so each difference holds one; with other
+// turns a collection can fall in one run only and move Bun's part by thousands. Use it to compare two versions of the
+// code (a worktree of the old commit, as for bench/alternate.ts) or two servers on one request:
+//
+//   bun bench/instructions.ts bench/servers/corral-app-hello.ts:/hello?name=corral \
+//     bench/servers/corral-engine-hello-query.ts:/hello?name=corral
+//
+// Needs valgrind (Debian's `valgrind`). Bun.serve, Hono and Elysia do not listen through
+// `Bun.listen`, so they cannot be driven this way; the comparison with them stays bench/run.ts's.
+import { resolve } from "node:path";
+
+interface Split {
+  readonly total: number;
+  readonly jit: number;
+  readonly bun: number;
+}
+
+function option(name: string, fallback: string): string {
+  const index = Bun.argv.indexOf(`--${name}`);
+  return index < 0 ? fallback : (Bun.argv[index + 1] ?? fallback);
+}
+
+function targets(): { script: string; target: string }[] {
+  const found: { script: string; target: string }[] = [];
+  for (let index = 2; index < Bun.argv.length; index++) {
+    const argument = Bun.argv[index]!;
+    if (argument.startsWith("--")) {
+      index++;
+      continue;
+    }
+    const split = argument.indexOf(":/");
+    if (split <= 0) throw new Error(`bench: expected SCRIPT:/target, got ${argument}`);
+    found.push({ script: resolve(argument.slice(0, split)), target: argument.slice(split + 1) });
+  }
+  if (found.length === 0) throw new Error("bench: give at least one SCRIPT:/target");
+  return found;
+}
+
+const pipeline = Number(option("pipeline", "16"));
+const [turnsA, turnsB] = option("turns", "64,1088").split(",").map(Number) as [number, number];
+const warmTurns = Number(option("warm-turns", "6000"));
+if (!(pipeline >= 1 && turnsA >= 1 && turnsB > turnsA && warmTurns >= 0)) {
+  throw new Error("bench: --pipeline >= 1, --turns A,B with 0 < A < B, --warm-turns >= 0");
+}
+if (Bun.which("valgrind") === null)
+  throw new Error("bench: valgrind is missing (apt-get install valgrind)");
+const driver = resolve(import.meta.dir, "instruction-driver.ts");
+
+/** One valgrind run counting `turns` chunks: its instructions by kind. */
+async function count(script: string, target: string, turns: number): Promise<Split> {
+  const output = `/tmp/corral-callgrind.${process.pid}.${turns}.out`;
+  const run = Bun.spawn(
+    ["valgrind", "--tool=callgrind", "--instr-atstart=no", `--callgrind-out-file=${output}`].concat(
+      [process.execPath, driver],
+    ),
+    {
+      env: {
+        ...process.env,
+        SERVER: script,
+        TARGET: target,
+        PIPELINE: String(pipeline),
+        WARM_TURNS: String(warmTurns),
+        TURNS: String(turns),
+        // Compiled on the main thread, so the compilations are done when counting starts.
+        BUN_JSC_useConcurrentJIT: "false",
+      },
+      stdout: "pipe",
+      stderr: "ignore",
+    },
+  );
+  const printed = await new Response(run.stdout).text();
+  await run.exited;
+  const result = printed.split("\n").find((line) => line.startsWith("RESULT "));
+  if (result === undefined) throw new Error(`bench: ${script} printed no RESULT under valgrind`);
+  const { requests, writes } = JSON.parse(result.slice(7)) as { requests: number; writes: number };
+  if (requests !== turns * pipeline || writes === 0) {
+    throw new Error(`bench: ${script} answered nothing under valgrind`);
+  }
+  const annotate = Bun.spawnSync(["callgrind_annotate", "--threshold=100", output]);
+  await Bun.file(output).delete();
+  return splitCounts(annotate.stdout.toString());
+}
+
+/** Sums callgrind_annotate's per-function lines: code in no file is the JIT's. */
+function splitCounts(annotated: string): Split {
+  let total = 0;
+  let jit = 0;
+  let bun = 0;
+  for (const line of annotated.split("\n")) {
+    const match = /^\s*([\d,]+) /.exec(line);
+    if (match === null) continue;
+    const instructions = Number(match[1]!.replaceAll(",", ""));
+    if (line.includes("PROGRAM TOTALS")) total = instructions;
+    else if (line.endsWith("[???]")) jit += instructions;
+    else if (/bun(\.exe)?\]$/.test(line)) bun += instructions;
+  }
+  return { total, jit, bun };
+}
+
+console.log(
+  `instructions per request (${pipeline} pipelined, counted ${turnsA} and ${turnsB} chunks after ${warmTurns})`,
+);
+console.log("server:target                                         total     JIT    Bun  other");
+for (const { script, target } of targets()) {
+  const [low, high] = await Promise.all([
+    count(script, target, turnsA),
+    count(script, target, turnsB),
+  ]);
+  const requests = (turnsB - turnsA) * pipeline;
+  const per = (key: keyof Split) => Math.round((high[key] - low[key]) / requests);
+  const other = per("total") - per("jit") - per("bun");
+  const label = `${script.split("/").slice(-1)[0]}:${target}`.padEnd(50);
+  console.log(
+    `${label} ${String(per("total")).padStart(8)} ${String(per("jit")).padStart(7)} ${String(per("bun")).padStart(6)} ${String(other).padStart(6)}`,
+  );
+}
