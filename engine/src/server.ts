@@ -13,7 +13,7 @@ import { validateEngineOptions } from "./internal/engine-options.ts";
 import type { EngineSocket } from "./internal/engine-socket.ts";
 import { buildErrorResponses, cannedServerFullResponse } from "./internal/error-responses.ts";
 import { FreeList } from "./internal/free-list.ts";
-import { CachedDateHeader } from "./internal/http-date.ts";
+import { CachedDateHeader, cachedDateHeaderBytes } from "./internal/http-date.ts";
 import { MemorySocket } from "./internal/memory-socket.ts";
 import { admissionHeadLimits } from "./internal/request-admission.ts";
 import { SlotQueue } from "./internal/slot-queue.ts";
@@ -186,7 +186,8 @@ export function createEngine(options: EngineOptions): Engine {
       MessageBufferPool.reservedBytes(
         limits.webSocketMessageBuffers,
         limits.maxWebSocketMessageBytes,
-      ),
+      ) +
+      ArenaReservation.span(cachedDateHeaderBytes),
   );
   const context: EngineContext = {
     limits,
@@ -196,7 +197,8 @@ export function createEngine(options: EngineOptions): Engine {
     headLimits: admissionHeadLimits(limits, options),
     dispatchKey: options.dispatchKey ?? null,
     dispatchOversizedBodies: options.dispatchOversizedBodies === true,
-    date: new CachedDateHeader(Date.now()),
+    date: new CachedDateHeader(Date.now(), arenas.take(cachedDateHeaderBytes)),
+    reserved: arenas.whole,
     errorResponses: buildErrorResponses(limits),
     now: performance.now(),
     stopping: false,

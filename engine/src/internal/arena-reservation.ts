@@ -34,6 +34,11 @@ export class ArenaReservation {
     this.#capacity = bytes;
   }
 
+  /** The whole reservation, of which every piece is a view; null when pieces are their own arrays. */
+  get whole(): Uint8Array | null {
+    return this.#bytes;
+  }
+
   /** The room a piece of `bytes` takes, alignment included: what the constructor's sum adds. */
   static span(bytes: number): number {
     return Math.ceil(bytes / pieceAlignment) * pieceAlignment;

@@ -21,6 +21,7 @@ import type { EngineContext } from "./engine-context.ts";
 import type { EngineSocket } from "./engine-socket.ts";
 import type { ExchangeHost } from "./exchange-host.ts";
 import { HandlerRun, type HandlerRunHost } from "./handler-run.ts";
+import type { CachedDateHeader } from "./http-date.ts";
 import { OutputChannel, outputBlocked, outputClosed } from "./output-channel.ts";
 import { PeerAddress } from "./peer-address.ts";
 import { type AdmissionHost, RequestAdmission, requestsPerTurn } from "./request-admission.ts";
@@ -87,8 +88,8 @@ export class Connection
     this.stats = context.stats;
     this.head = new ParsedHead(this.limits.maxHeaderCount, memory.hotOffsets, memory.coldOffsets);
     this.input = new RequestInput(memory.head, context.stats, context.limits.maxUnreadInputBytes);
-    this.output = new OutputChannel(memory.output);
-    this.draft = new ResponseDraft(context.limits, context.stats);
+    this.output = new OutputChannel(memory.output, context.reserved);
+    this.draft = new ResponseDraft(context.limits, context.stats, context.reserved);
     this.stream = new StreamFraming(this);
     this.run = new HandlerRun(this);
     this.closer = new ConnectionEnding(this);
@@ -104,8 +105,8 @@ export class Connection
   }
 
   /** The cached Date header line. */
-  get dateLine(): Uint8Array {
-    return this.context.date.bytes;
+  get date(): CachedDateHeader {
+    return this.context.date;
   }
 
   /** Attaches a newly accepted socket. */

@@ -35,6 +35,8 @@ export interface EngineContext {
   /** The head parser's limits, shared by every connection (see `admissionHeadLimits`). */
   readonly headLimits: HeadLimits;
   readonly date: CachedDateHeader;
+  /** The engine's reservation (`ArenaReservation.whole`): its buffers are pieces of it, or null. */
+  readonly reserved: Uint8Array | null;
   readonly errorResponses: Readonly<Record<EngineErrorName, ErrorResponse>>;
   /** Coarse monotonic milliseconds, advanced by the sweep. */
   now: number;

@@ -133,7 +133,7 @@ export class HandlerRun {
     // been appended since: the head always fits.
     host.output.appendResponse(
       host.draft,
-      host.context.date.bytes,
+      host.context.date,
       this.connectionDisposition(),
       host.isHeadRequest,
     );

@@ -1,7 +1,8 @@
 import type { StatsCounters } from "../stats.ts";
-import { copyBytes } from "./ascii.ts";
 import type { ErrorResponse } from "./error-responses.ts";
 import { FileSegment } from "./file-segment.ts";
+import type { CachedDateHeader } from "./http-date.ts";
+import { copyReserved } from "./reserved-copy.ts";
 import type { ResponseDraft } from "./response-draft.ts";
 import { writeTwoRanges } from "./vectored-write.ts";
 
@@ -48,8 +49,12 @@ export class OutputChannel {
   /** A file range written after the segment. */
   readonly file: FileSegment;
 
-  constructor(buffer: Uint8Array) {
+  /** The engine's reservation, of which `buffer` and the workers' staging are pieces, or null. */
+  readonly #reserved: Uint8Array | null;
+
+  constructor(buffer: Uint8Array, reserved: Uint8Array | null = null) {
     this.buffer = buffer;
+    this.#reserved = reserved;
     this.file = new FileSegment(this);
   }
 
@@ -85,7 +90,7 @@ export class OutputChannel {
    */
   appendResponse(
     draft: ResponseDraft,
-    date: Uint8Array,
+    date: CachedDateHeader,
     connection: "close" | "keep-alive" | "default",
     omitBody: boolean,
   ): void {
@@ -99,8 +104,14 @@ export class OutputChannel {
     const start = draft.stagingStart;
     const staging = draft.worker!.staging;
     if (bodyLength <= this.room) {
-      copyBytes(staging, start, start + bodyLength, this.buffer, this.end);
-      this.end += bodyLength;
+      this.end = copyReserved(
+        this.#reserved,
+        staging,
+        start,
+        start + bodyLength,
+        this.buffer,
+        this.end,
+      );
     } else {
       this.setSegment(staging, start, start + bodyLength, true, false);
     }

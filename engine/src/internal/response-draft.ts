@@ -4,6 +4,8 @@ import type { StatsCounters } from "../stats.ts";
 import { copyBytes, writeDecimal, writeLatin1 } from "./ascii.ts";
 import { checkHeaderLine } from "./header-check.ts";
 import { readHeaderValue, removeHeaderLines } from "./header-lines.ts";
+import type { CachedDateHeader } from "./http-date.ts";
+import { copyReserved } from "./reserved-copy.ts";
 import { statusLine } from "./status-lines.ts";
 import { streamFramePrefixBytes, type WorkerSlot } from "./worker-table.ts";
 
@@ -47,9 +49,13 @@ export class ResponseDraft {
   #checkedLowerName = "";
   #checkedValue = "";
 
-  constructor(limits: Limits, stats: StatsCounters) {
+  readonly #reserved: Uint8Array | null;
+
+  /** `reserved`: the engine's reservation, of which staging, header lines and output are pieces. */
+  constructor(limits: Limits, stats: StatsCounters, reserved: Uint8Array | null = null) {
     this.#limits = limits;
     this.#stats = stats;
+    this.#reserved = reserved;
   }
 
   /**
@@ -222,21 +228,23 @@ export class ResponseDraft {
   writeHead(
     target: Uint8Array,
     offset: number,
-    date: Uint8Array,
+    date: CachedDateHeader,
     bodyFraming: "length" | "chunked" | "none",
     connection: "close" | "keep-alive" | "default",
     contentLength = this.bodyLength,
   ): number {
-    const line = statusLine(this.status);
-    copyBytes(line, 0, line.length, target, offset);
-    let at = offset + line.length;
-    if (!this.dateSet) {
-      copyBytes(date, 0, date.length, target, at);
-      at += date.length;
+    const reserved = this.#reserved;
+    let at: number;
+    if (this.status === 200 && !this.dateSet) {
+      at = copyReserved(reserved, date.okHead, 0, date.okHead.length, target, offset);
+    } else {
+      const line = statusLine(this.status);
+      copyBytes(line, 0, line.length, target, offset);
+      at = offset + line.length;
+      if (!this.dateSet) at = copyReserved(reserved, date.bytes, 0, date.bytes.length, target, at);
     }
     if (this.headerLength > 0 && this.worker !== null) {
-      copyBytes(this.worker.headerLines, 0, this.headerLength, target, at);
-      at += this.headerLength;
+      at = copyReserved(reserved, this.worker.headerLines, 0, this.headerLength, target, at);
     }
     // RFC 9110 §8.6: no Content-Length in 204 responses; a 304 would describe another response.
     if (bodyFraming === "length" && this.status !== 204 && this.status !== 304) {

@@ -4,6 +4,7 @@ import { ClientGoneError, ResponseLimitError } from "../response-errors.ts";
 import type { StatsCounters } from "../stats.ts";
 import { asciiBytes, hexLength, writeHex } from "./ascii.ts";
 import type { HandlerRun } from "./handler-run.ts";
+import type { CachedDateHeader } from "./http-date.ts";
 import type { OutputChannel } from "./output-channel.ts";
 import type { ResponseDraft } from "./response-draft.ts";
 import { checkDeclaredLength, checkFileRange } from "./stream-length.ts";
@@ -25,7 +26,7 @@ export interface StreamHost {
   readonly limits: Limits;
   readonly stats: StatsCounters;
   /** The cached Date header line. */
-  readonly dateLine: Uint8Array;
+  readonly date: CachedDateHeader;
   readonly context: { readonly youngCollection: YoungCollection };
   /**
    * The handler's part: the Connection header this response carries (and whether the
@@ -270,7 +271,7 @@ export class StreamFraming {
       output.end = draft.writeHead(
         output.buffer,
         output.end,
-        connection.dateLine,
+        connection.date,
         framing,
         disposition,
         sized ? this.#declaredLength : draft.bodyLength,
