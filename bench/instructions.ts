@@ -79,13 +79,19 @@ async function count(script: string, target: string, turns: number): Promise<Spl
         BUN_JSC_useConcurrentJIT: "false",
       },
       stdout: "pipe",
-      stderr: "ignore",
+      stderr: "pipe",
     },
   );
-  const printed = await new Response(run.stdout).text();
+  const [printed, errors] = await Promise.all([
+    new Response(run.stdout).text(),
+    new Response(run.stderr).text(),
+  ]);
   await run.exited;
   const result = printed.split("\n").find((line) => line.startsWith("RESULT "));
-  if (result === undefined) throw new Error(`bench: ${script} printed no RESULT under valgrind`);
+  if (result === undefined) {
+    const tail = errors.split("\n").slice(-30).join("\n");
+    throw new Error(`bench: ${script} printed no RESULT under valgrind:\n${printed}\n${tail}`);
+  }
   const { requests, writes } = JSON.parse(result.slice(7)) as { requests: number; writes: number };
   if (requests !== turns * pipeline || writes === 0) {
     throw new Error(`bench: ${script} answered nothing under valgrind`);

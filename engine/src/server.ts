@@ -13,6 +13,7 @@ import { validateEngineOptions } from "./internal/engine-options.ts";
 import type { EngineSocket } from "./internal/engine-socket.ts";
 import { buildErrorResponses, cannedServerFullResponse } from "./internal/error-responses.ts";
 import { FreeList } from "./internal/free-list.ts";
+import { HeaderLineCache, headerLineCacheBytes } from "./internal/header-line-cache.ts";
 import { CachedDateHeader, cachedDateHeaderBytes } from "./internal/http-date.ts";
 import { MemorySocket } from "./internal/memory-socket.ts";
 import { admissionHeadLimits } from "./internal/request-admission.ts";
@@ -187,7 +188,7 @@ export function createEngine(options: EngineOptions): Engine {
         limits.webSocketMessageBuffers,
         limits.maxWebSocketMessageBytes,
       ) +
-      ArenaReservation.span(cachedDateHeaderBytes),
+      ArenaReservation.spanOfAll([cachedDateHeaderBytes, headerLineCacheBytes]),
   );
   const context: EngineContext = {
     limits,
@@ -199,6 +200,7 @@ export function createEngine(options: EngineOptions): Engine {
     dispatchOversizedBodies: options.dispatchOversizedBodies === true,
     date: new CachedDateHeader(Date.now(), arenas.take(cachedDateHeaderBytes)),
     reserved: arenas.whole,
+    headerLineCache: new HeaderLineCache(arenas.take(headerLineCacheBytes), arenas.whole),
     errorResponses: buildErrorResponses(limits),
     now: performance.now(),
     stopping: false,

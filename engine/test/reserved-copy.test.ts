@@ -1,7 +1,9 @@
-// Response heads are copied within the engine's reservation (one `copyWithin`, no view made) and
-// the 200 status line and the Date line sit side by side in it, rewritten in place each second.
+// Response heads are copied within the engine's reservation (one `copyWithin`, no view made): the
+// 200 status line and the Date line sit side by side in it, rewritten in place each second, and
+// header lines handlers set on every answer are kept encoded there.
 import { describe, expect, test } from "bun:test";
 import { ArenaReservation } from "../src/internal/arena-reservation.ts";
+import { HeaderLineCache, headerLineCacheBytes } from "../src/internal/header-line-cache.ts";
 import { CachedDateHeader, cachedDateHeaderBytes } from "../src/internal/http-date.ts";
 import { copyReserved } from "../src/internal/reserved-copy.ts";
 
@@ -56,5 +58,56 @@ describe("CachedDateHeader", () => {
 
   test("refuses storage of another length", () => {
     expect(() => new CachedDateHeader(0, new Uint8Array(10))).toThrow(RangeError);
+  });
+});
+
+describe("HeaderLineCache", () => {
+  const reservation = new ArenaReservation(ArenaReservation.spanOfAll([headerLineCacheBytes, 512]));
+  const storage = reservation.take(headerLineCacheBytes);
+  const lines = reservation.take(512);
+  const encode = (line: string, at: number) => {
+    lines.set(Buffer.from(line, "latin1"), at);
+    return at + line.length;
+  };
+
+  test("keeps a line encoded twice in a row, then copies it", () => {
+    const cache = new HeaderLineCache(storage, reservation.whole);
+    const line = "Content-Type: text/plain; charset=utf-8\r\n";
+    expect(cache.copy("Content-Type", "text/plain; charset=utf-8", lines, 0)).toBe(-1);
+    cache.encoded("Content-Type", "text/plain; charset=utf-8", lines, 0, encode(line, 0));
+    expect(cache.copy("Content-Type", "text/plain; charset=utf-8", lines, 100)).toBe(-1);
+    cache.encoded("Content-Type", "text/plain; charset=utf-8", lines, 100, encode(line, 100));
+    lines.fill(0);
+    const end = cache.copy("Content-Type", "text/plain; charset=utf-8", lines, 7);
+    expect(end).toBe(7 + line.length);
+    expect(latin1(lines.subarray(7, end))).toBe(line);
+    // The same text in other strings matches too; another value does not.
+    const value = ["text/plain;", "charset=utf-8"].join(" ");
+    expect(cache.copy("Content-Type", value, lines, 0)).toBe(line.length);
+    expect(cache.copy("Content-Type", "text/plain; charset=utf-9", lines, 0)).toBe(-1);
+  });
+
+  test("a value that changes on every answer never displaces a kept line", () => {
+    const cache = new HeaderLineCache(storage, reservation.whole);
+    for (let round = 0; round < 2; round++) {
+      cache.encoded("Server", "corral", lines, 0, encode("Server: corral\r\n", 0));
+    }
+    for (let id = 0; id < 100; id++) {
+      // Same lengths and first character as the kept line: the same entry.
+      const value = `c${String(id % 100).padStart(5, "0")}`;
+      expect(cache.copy("Server", value, lines, 0)).toBe(-1);
+      cache.encoded("Server", value, lines, 0, encode(`Server: ${value}\r\n`, 0));
+    }
+    expect(cache.copy("Server", "corral", lines, 200)).toBe(216);
+    expect(latin1(lines.subarray(200, 216))).toBe("Server: corral\r\n");
+  });
+
+  test("lines longer than an entry are never kept", () => {
+    const cache = new HeaderLineCache(storage, null);
+    const value = "x".repeat(200);
+    for (let round = 0; round < 3; round++) {
+      expect(cache.copy("X-Long", value, lines, 0)).toBe(-1);
+      cache.encoded("X-Long", value, lines, 0, encode(`X-Long: ${value}\r\n`, 0));
+    }
   });
 });

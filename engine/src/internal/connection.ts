@@ -21,7 +21,6 @@ import type { EngineContext } from "./engine-context.ts";
 import type { EngineSocket } from "./engine-socket.ts";
 import type { ExchangeHost } from "./exchange-host.ts";
 import { HandlerRun, type HandlerRunHost } from "./handler-run.ts";
-import type { CachedDateHeader } from "./http-date.ts";
 import { OutputChannel, outputBlocked, outputClosed } from "./output-channel.ts";
 import { PeerAddress } from "./peer-address.ts";
 import { type AdmissionHost, RequestAdmission, requestsPerTurn } from "./request-admission.ts";
@@ -89,7 +88,8 @@ export class Connection
     this.head = new ParsedHead(this.limits.maxHeaderCount, memory.hotOffsets, memory.coldOffsets);
     this.input = new RequestInput(memory.head, context.stats, context.limits.maxUnreadInputBytes);
     this.output = new OutputChannel(memory.output, context.reserved);
-    this.draft = new ResponseDraft(context.limits, context.stats, context.reserved);
+    const { reserved, headerLineCache } = context;
+    this.draft = new ResponseDraft(this.limits, this.stats, reserved, headerLineCache);
     this.stream = new StreamFraming(this);
     this.run = new HandlerRun(this);
     this.closer = new ConnectionEnding(this);
@@ -102,11 +102,6 @@ export class Connection
   /** The request body, once read (a view of a socket chunk or of the worker's body storage). */
   get body(): Uint8Array {
     return this.input.body;
-  }
-
-  /** The cached Date header line. */
-  get date(): CachedDateHeader {
-    return this.context.date;
   }
 
   /** Attaches a newly accepted socket. */

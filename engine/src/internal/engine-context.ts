@@ -5,6 +5,7 @@ import type { HeadLimits } from "../parser/request-head.ts";
 import type { StatsCounters } from "../stats.ts";
 import type { WebSocketEngine } from "../websocket/websocket-engine.ts";
 import type { ErrorResponse } from "./error-responses.ts";
+import type { HeaderLineCache } from "./header-line-cache.ts";
 import type { CachedDateHeader } from "./http-date.ts";
 import type { WorkerScheduler } from "./worker-scheduler.ts";
 import type { YoungCollection } from "./young-collection.ts";
@@ -37,6 +38,8 @@ export interface EngineContext {
   readonly date: CachedDateHeader;
   /** The engine's reservation (`ArenaReservation.whole`): its buffers are pieces of it, or null. */
   readonly reserved: Uint8Array | null;
+  /** Header lines handlers set on answer after answer, kept encoded. */
+  readonly headerLineCache: HeaderLineCache;
   readonly errorResponses: Readonly<Record<EngineErrorName, ErrorResponse>>;
   /** Coarse monotonic milliseconds, advanced by the sweep. */
   now: number;

@@ -3,6 +3,7 @@ import { ResponseLimitError } from "../response-errors.ts";
 import type { StatsCounters } from "../stats.ts";
 import { copyBytes, writeDecimal, writeLatin1 } from "./ascii.ts";
 import { checkHeaderLine } from "./header-check.ts";
+import type { HeaderLineCache } from "./header-line-cache.ts";
 import { readHeaderValue, removeHeaderLines } from "./header-lines.ts";
 import type { CachedDateHeader } from "./http-date.ts";
 import { copyReserved } from "./reserved-copy.ts";
@@ -50,12 +51,22 @@ export class ResponseDraft {
   #checkedValue = "";
 
   readonly #reserved: Uint8Array | null;
+  readonly #lineCache: HeaderLineCache | null;
 
-  /** `reserved`: the engine's reservation, of which staging, header lines and output are pieces. */
-  constructor(limits: Limits, stats: StatsCounters, reserved: Uint8Array | null = null) {
+  /**
+   * `reserved`: the engine's reservation, of which staging, header lines and output are pieces;
+   * `lineCache`: the engine's encoded header lines (none: every line is encoded).
+   */
+  constructor(
+    limits: Limits,
+    stats: StatsCounters,
+    reserved: Uint8Array | null = null,
+    lineCache: HeaderLineCache | null = null,
+  ) {
     this.#limits = limits;
     this.#stats = stats;
     this.#reserved = reserved;
+    this.#lineCache = lineCache;
   }
 
   /**
@@ -118,13 +129,21 @@ export class ResponseDraft {
         `header lines would take ${this.headerLength + lineLength} of ${this.#limits.maxResponseHeaderBytes} bytes`,
       );
     }
-    let offset = writeLatin1(worker.headerLines, this.headerLength, name);
-    worker.headerLines[offset++] = 0x3a;
-    worker.headerLines[offset++] = 0x20;
-    offset = writeLatin1(worker.headerLines, offset, value);
-    worker.headerLines[offset++] = 0x0d;
-    worker.headerLines[offset++] = 0x0a;
+    const lines = worker.headerLines;
+    const start = this.headerLength;
+    const kept = this.#lineCache?.copy(name, value, lines, start) ?? -1;
+    if (kept >= 0) {
+      this.headerLength = kept;
+      return;
+    }
+    let offset = writeLatin1(lines, start, name);
+    lines[offset++] = 0x3a;
+    lines[offset++] = 0x20;
+    offset = writeLatin1(lines, offset, value);
+    lines[offset++] = 0x0d;
+    lines[offset++] = 0x0a;
     this.headerLength = offset;
+    this.#lineCache?.encoded(name, value, lines, start, offset);
   }
 
   /** Empties the body (staged or borrowed), keeping status and headers. */

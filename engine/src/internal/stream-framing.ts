@@ -25,9 +25,7 @@ export interface StreamHost {
   readonly isHeadRequest: boolean;
   readonly limits: Limits;
   readonly stats: StatsCounters;
-  /** The cached Date header line. */
-  readonly date: CachedDateHeader;
-  readonly context: { readonly youngCollection: YoungCollection };
+  readonly context: { readonly youngCollection: YoungCollection; readonly date: CachedDateHeader };
   /**
    * The handler's part: the Connection header this response carries (and whether the
    * connection closes after it), and ending the request once the stream's last bytes are written.
@@ -271,7 +269,7 @@ export class StreamFraming {
       output.end = draft.writeHead(
         output.buffer,
         output.end,
-        connection.date,
+        connection.context.date,
         framing,
         disposition,
         sized ? this.#declaredLength : draft.bodyLength,
