@@ -55,8 +55,25 @@ const socket = {
   setNoDelay() {},
 };
 socketHandlers.open(socket);
+// With BROWSER_HEADERS=1, each request carries the fields a browser sends for a page (about 600
+// bytes of head, where wrk's requests carry only Host).
+const browserFields =
+  "Connection: keep-alive\r\n" +
+  'sec-ch-ua: "Chromium";v="156", "Not)A;Brand";v="24"\r\n' +
+  "sec-ch-ua-mobile: ?0\r\n" +
+  'sec-ch-ua-platform: "Linux"\r\n' +
+  "Upgrade-Insecure-Requests: 1\r\n" +
+  "User-Agent: Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36\r\n" +
+  "Accept: text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8\r\n" +
+  "Sec-Fetch-Site: none\r\n" +
+  "Sec-Fetch-Mode: navigate\r\n" +
+  "Sec-Fetch-User: ?1\r\n" +
+  "Sec-Fetch-Dest: document\r\n" +
+  "Accept-Encoding: gzip, deflate, br, zstd\r\n" +
+  "Accept-Language: en-US,en;q=0.9\r\n";
+const fields = process.env.BROWSER_HEADERS === "1" ? browserFields : "";
 const chunk = Buffer.from(
-  `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`.repeat(pipeline),
+  `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n${fields}\r\n`.repeat(pipeline),
   "latin1",
 );
 

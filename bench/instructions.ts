@@ -1,4 +1,5 @@
-// `bun bench/instructions.ts [--pipeline D] [--turns A,B] [--warm-turns W] SERVER:TARGET...`
+// `bun bench/instructions.ts [--pipeline D] [--turns A,B] [--warm-turns W] [--browser-headers]
+//   SERVER:TARGET...`
 //
 // Counts the machine instructions one request costs a corral server, with valgrind's callgrind:
 // an exact count, the same on every run whatever else the machine does, where a timed load
@@ -7,7 +8,9 @@
 // PIPELINE requests (16 by default) without a kernel socket, warms it with W chunks (6000) so the
 // JIT has compiled the request path, and counts A and then B further chunks (64 and 1088) in two
 // runs: the difference over (B - A) x PIPELINE requests is the cost of one request, the fixed
-// costs of starting and of switching the count on and off cancelling out.
+// costs of starting and of switching the count on and off cancelling out. A request carries only
+// Host, as wrk's do; with `--browser-headers` it carries the fields a browser sends for a page
+// (about 600 bytes of head).
 //
 // The count is split into JIT-compiled JavaScript (code valgrind finds in no file), Bun's own
 // code (the runtime, the collector, the interpreter) and the rest (libc, the kernel interface).
@@ -38,6 +41,7 @@ function targets(): { script: string; target: string }[] {
   const found: { script: string; target: string }[] = [];
   for (let index = 2; index < Bun.argv.length; index++) {
     const argument = Bun.argv[index]!;
+    if (argument === "--browser-headers") continue;
     if (argument.startsWith("--")) {
       index++;
       continue;
@@ -75,6 +79,7 @@ async function count(script: string, target: string, turns: number): Promise<Spl
         PIPELINE: String(pipeline),
         WARM_TURNS: String(warmTurns),
         TURNS: String(turns),
+        BROWSER_HEADERS: Bun.argv.includes("--browser-headers") ? "1" : "0",
         // Compiled on the main thread, so the compilations are done when counting starts.
         BUN_JSC_useConcurrentJIT: "false",
       },

@@ -34,6 +34,17 @@ export function parseRequestHead(head: ParsedHead, end: number, limits: HeadLimi
   const available = end - base;
   let position = head.scanned;
   while (position < available) {
+    // A field line that came whole is checked in one pass (most lines of most heads); the
+    // request line, the head's end, a line cut short and anything malformed go the general way
+    // below, which finds the LF first and gives every error.
+    if (head.requestLineDone && position === head.lineStart) {
+      const result = parseWholeFieldLine(head, end, limits);
+      if (result !== notWhole) {
+        if (result !== 0) return result;
+        position = head.scanned;
+        continue;
+      }
+    }
     let lineFeed = -1;
     for (let index = base + position; index < end; index++) {
       if (buffer[index] === LF) {
@@ -93,6 +104,45 @@ function limitErrorBefore(head: ParsedHead, seen: number, limits: HeadLimits): n
   return headIncomplete;
 }
 
+/** What `parseWholeFieldLine` returns when the line must go the general way. */
+const notWhole = -1;
+
+/**
+ * The field line at `head.lineStart` when the buffer holds it whole and well formed, in one pass:
+ * the name's token bytes, ":", whitespace, then field-value bytes up to CRLF. Returns 0 or an
+ * error code as `parseFieldLine` would (limits first, then the field), with the line consumed;
+ * `notWhole`, with nothing changed, when the line stops at anything else (its end not here yet,
+ * a bare LF, a control byte, obs-fold, the empty line ending the head). Each byte is looked at
+ * once more at most when the general way then takes the line.
+ */
+function parseWholeFieldLine(head: ParsedHead, end: number, limits: HeadLimits): number {
+  const buffer = head.buffer;
+  const base = head.base;
+  const lineStart = head.lineStart;
+  let index = base + lineStart;
+  while (index < end && tokenBytes[buffer[index]!] === 1) index++;
+  if (index === base + lineStart || index >= end || buffer[index] !== COLON) return notWhole;
+  const nameEnd = index - base;
+  index++;
+  while (index < end && (buffer[index] === SP || buffer[index] === HTAB)) index++;
+  const valueStart = index - base;
+  while (index < end && fieldValueBytes[buffer[index]!] === 1) index++;
+  if (index + 1 >= end || buffer[index] !== CR || buffer[index + 1] !== LF) return notWhole;
+  const lineFeed = index + 1 - base;
+  const overLimit = limitErrorBefore(head, lineFeed, limits);
+  if (overLimit !== headIncomplete) return overLimit;
+  head.lineStart = lineFeed + 1;
+  head.scanned = lineFeed + 1;
+  let valueEnd = lineFeed - 1;
+  while (
+    valueEnd > valueStart &&
+    (buffer[base + valueEnd - 1] === SP || buffer[base + valueEnd - 1] === HTAB)
+  ) {
+    valueEnd--;
+  }
+  return addField(head, lineStart, nameEnd, valueStart, valueEnd, limits);
+}
+
 function parseFieldLine(
   head: ParsedHead,
   lineStart: number,
@@ -125,10 +175,22 @@ function parseFieldLine(
   ) {
     valueEnd--;
   }
+  return addField(head, lineStart, nameEnd, valueStart, valueEnd, limits);
+}
+
+/** Records a checked field line (within `maxHeaderCount`) and interprets it. */
+function addField(
+  head: ParsedHead,
+  nameStart: number,
+  nameEnd: number,
+  valueStart: number,
+  valueEnd: number,
+  limits: HeadLimits,
+): number {
   if (head.headerCount >= limits.maxHeaderCount) return errorCode.tooManyHeaders;
-  head.setField(head.headerCount, lineStart, nameEnd, valueStart, valueEnd);
+  head.setField(head.headerCount, nameStart, nameEnd, valueStart, valueEnd);
   head.headerCount++;
-  return interpretField(head, lineStart, nameEnd, valueStart, valueEnd, limits);
+  return interpretField(head, nameStart, nameEnd, valueStart, valueEnd, limits);
 }
 
 function nameIs(head: ParsedHead, start: number, end: number, lowerName: string): boolean {
