@@ -1,7 +1,12 @@
 import { errorCode } from "../errors.ts";
 import { fieldValueBytes, tokenBytes } from "./character-classes.ts";
 import type { ParsedHead } from "./parsed-head.ts";
-import { parseRequestLine, scanAuthority } from "./request-line.ts";
+import {
+  finishRequestLine,
+  parseRequestLine,
+  scanAuthority,
+  wholeRequestLineFeed,
+} from "./request-line.ts";
 
 /** The head is not complete yet: call again with more bytes. */
 export const headIncomplete = 0;
@@ -45,13 +50,11 @@ export function parseRequestHead(head: ParsedHead, end: number, limits: HeadLimi
         continue;
       }
     }
-    let lineFeed = -1;
-    for (let index = base + position; index < end; index++) {
-      if (buffer[index] === LF) {
-        lineFeed = index - base;
-        break;
-      }
-    }
+    // A request line that came whole is found by the scan its method and target need anyway.
+    let lineFeed =
+      !head.requestLineDone && position === head.lineStart ? wholeRequestLineFeed(head, end) : -1;
+    const wholeLine = lineFeed >= 0;
+    if (!wholeLine) lineFeed = findLineFeed(buffer, base + position, end, base);
     if (lineFeed < 0) {
       head.scanned = available;
       return limitErrorBefore(head, available, limits);
@@ -72,7 +75,9 @@ export function parseRequestHead(head: ParsedHead, end: number, limits: HeadLimi
     if (!head.requestLineDone) {
       // RFC 9112 §2.2: empty lines before the request line are ignored.
       if (lineEnd === lineStart) continue;
-      const result = parseRequestLine(head, lineStart, lineEnd);
+      const result = wholeLine
+        ? finishRequestLine(head, lineStart, head.methodEnd, head.targetEnd, lineEnd)
+        : parseRequestLine(head, lineStart, lineEnd);
       if (result !== 0) return result;
       head.requestLineDone = true;
       continue;
@@ -85,6 +90,14 @@ export function parseRequestHead(head: ParsedHead, end: number, limits: HeadLimi
     if (result !== 0) return result;
   }
   return limitErrorBefore(head, available, limits);
+}
+
+/** The offset from `base` of the first LF in `buffer[from, end)`, or -1. */
+function findLineFeed(buffer: Uint8Array, from: number, end: number, base: number): number {
+  for (let index = from; index < end; index++) {
+    if (buffer[index] === LF) return index - base;
+  }
+  return -1;
 }
 
 /**

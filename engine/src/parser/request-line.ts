@@ -3,6 +3,8 @@ import { hexBytes, hostBytes, pathBytes, queryBytes, tokenBytes } from "./charac
 import type { ParsedHead } from "./parsed-head.ts";
 
 const SP = 0x20;
+const CR = 0x0d;
+const LF = 0x0a;
 const PERCENT = 0x25;
 const COLON = 0x3a;
 const SLASH = 0x2f;
@@ -22,17 +24,63 @@ export function parseRequestLine(head: ParsedHead, lineStart: number, lineEnd: n
   if (index === lineStart || index >= lineEnd || buffer[base + index] !== SP) {
     return errorCode.malformedRequest;
   }
-  head.methodStart = lineStart;
-  head.methodEnd = index;
   const targetStart = index + 1;
   let targetEnd = targetStart;
   while (targetEnd < lineEnd && buffer[base + targetEnd] !== SP) targetEnd++;
   if (targetEnd === targetStart || targetEnd >= lineEnd) return errorCode.malformedRequest;
-  head.targetStart = targetStart;
+  return finishRequestLine(head, lineStart, index, targetEnd, lineEnd);
+}
+
+/**
+ * The end of the request line at `head.lineStart` (the offset of its LF from `head.base`) when
+ * the buffer holds it whole up to `end` (absolute) and its method, spaces and version are in
+ * place, or -1: then the head parser searches the LF and `parseRequestLine` gives the errors.
+ * `head.methodEnd` and `head.targetEnd` are left where the scan found them, for
+ * `finishRequestLine`. The target's bytes are checked there, not here, but a CR or LF in it is
+ * -1, so the LF found is the line's first.
+ */
+export function wholeRequestLineFeed(head: ParsedHead, end: number): number {
+  const buffer = head.buffer;
+  const base = head.base;
+  const lineStart = base + head.lineStart;
+  let index = lineStart;
+  while (index < end && tokenBytes[buffer[index]!] === 1) index++;
+  if (index === lineStart || index >= end || buffer[index] !== SP) return -1;
+  const methodEnd = index;
+  index++;
+  const targetStart = index;
+  while (index < end) {
+    const byte = buffer[index]!;
+    if (byte === SP || byte === CR || byte === LF) break;
+    index++;
+  }
+  // The version: "HTTP/" and 3 more bytes, then CRLF.
+  const lineFeed = index + 10;
+  if (index === targetStart || lineFeed >= end || buffer[index] !== SP) return -1;
+  if (buffer[lineFeed - 1] !== CR || buffer[lineFeed] !== LF) return -1;
+  head.methodEnd = methodEnd - base;
+  head.targetEnd = index - base;
+  return lineFeed - base;
+}
+
+/**
+ * The request line once its method ends at `methodEnd` (before a SP) and its target at
+ * `targetEnd` (before a SP): the version, then the target. Returns 0 or an error code.
+ */
+export function finishRequestLine(
+  head: ParsedHead,
+  lineStart: number,
+  methodEnd: number,
+  targetEnd: number,
+  lineEnd: number,
+): number {
+  head.methodStart = lineStart;
+  head.methodEnd = methodEnd;
+  head.targetStart = methodEnd + 1;
   head.targetEnd = targetEnd;
   const versionResult = parseVersion(head, targetEnd + 1, lineEnd);
   if (versionResult !== 0) return versionResult;
-  return parseTarget(head, lineStart, targetStart, targetEnd);
+  return parseTarget(head, lineStart, methodEnd + 1, targetEnd);
 }
 
 function parseVersion(head: ParsedHead, start: number, lineEnd: number): number {
