@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { countEntries, countEntryBytes } from "../../src/params/entry-cursor.ts";
+import fc from "fast-check";
+import { countEntries, countEntryBytes, firstInRaw } from "../../src/params/entry-cursor.ts";
 import { ParameterRecords } from "../../src/params/parameter-records.ts";
 import { liveObjects } from "../support/live-objects.ts";
 
@@ -210,4 +211,27 @@ test("counting on text and on bytes agrees with the entries, and stops past the 
   expect(counts).toEqual(raws.map((raw) => Array(2).fill(ParameterRecords.parse(raw).length)));
   const long = "a&".repeat(1000);
   expect([countEntries(long, 3), countEntryBytes(Buffer.from(long), 3)]).toEqual([4, 4]);
+});
+
+describe("firstRaw without splitting (firstInRaw)", () => {
+  // Characters that make pieces, names and values: separators, a repeated letter, an escape.
+  const piece = fc.stringMatching(/^[ab=&%]{0,12}$/);
+
+  test("finds what a split of the whole text finds first, for any text and name", () => {
+    fc.assert(
+      fc.property(piece, fc.stringMatching(/^[ab=&]{0,3}$/), (raw, name) => {
+        const split = ParameterRecords.parse(raw).entries.find((entry) => entry.nameRaw === name);
+        expect(firstInRaw(raw, name)).toEqual(split);
+      }),
+      { numRuns: 5000, seed: 27 },
+    );
+  });
+
+  test("names holding a separator never match, as entries split at them", () => {
+    expect(firstInRaw("a&b=1", "a&b")).toBeUndefined();
+    expect(firstInRaw("a=b=1", "a=b")).toBeUndefined();
+    expect(firstInRaw("a=b", "a=b")).toBeUndefined();
+    expect(firstInRaw("=x&a", "")).toEqual({ nameRaw: "", valueRaw: "x" });
+    expect(firstInRaw("na&names=1&name=2", "name")).toEqual({ nameRaw: "name", valueRaw: "2" });
+  });
 });
