@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { ArenaReservation } from "../src/internal/arena-reservation.ts";
 import { HeaderLineCache, headerLineCacheBytes } from "../src/internal/header-line-cache.ts";
 import { CachedDateHeader, cachedDateHeaderBytes } from "../src/internal/http-date.ts";
-import { copyReserved } from "../src/internal/reserved-copy.ts";
+import { copyReserved, viewOf, writeContentLengthName } from "../src/internal/reserved-copy.ts";
 
 const latin1 = (bytes: Uint8Array) => Buffer.from(bytes).toString("latin1");
 
@@ -29,6 +29,16 @@ describe("copyReserved", () => {
       expect([...separate]).toEqual([...target]);
     });
   }
+
+  test("writes Content-Length's name with 32-bit stores where the offset says", () => {
+    target.fill(0);
+    const view = viewOf(reservation.whole!);
+    expect(viewOf(reservation.whole!)).toBe(view);
+    expect(writeContentLengthName(view, target, 3)).toBe(19);
+    expect(latin1(target.subarray(3, 19))).toBe("Content-Length: ");
+    expect([target[2], target[19]]).toEqual([0, 0]);
+    expect([...source.subarray(0, 4)]).toEqual([0, 7, 14, 21]);
+  });
 
   test("the reservation's pieces are views of its whole array", () => {
     const whole = reservation.whole!;

@@ -6,7 +6,7 @@ import { checkHeaderLine } from "./header-check.ts";
 import type { HeaderLineCache } from "./header-line-cache.ts";
 import { readHeaderValue, removeHeaderLines } from "./header-lines.ts";
 import type { CachedDateHeader } from "./http-date.ts";
-import { copyReserved } from "./reserved-copy.ts";
+import { copyReserved, viewOf, writeContentLengthName } from "./reserved-copy.ts";
 import { statusLine } from "./status-lines.ts";
 import { streamFramePrefixBytes, type WorkerSlot } from "./worker-table.ts";
 
@@ -52,6 +52,7 @@ export class ResponseDraft {
 
   readonly #reserved: Uint8Array | null;
   readonly #lineCache: HeaderLineCache | null;
+  readonly #reservedView: DataView | null;
 
   /**
    * `reserved`: the engine's reservation, of which staging, header lines and output are pieces;
@@ -66,6 +67,7 @@ export class ResponseDraft {
     this.#limits = limits;
     this.#stats = stats;
     this.#reserved = reserved;
+    this.#reservedView = reserved === null ? null : viewOf(reserved);
     this.#lineCache = lineCache;
   }
 
@@ -267,7 +269,11 @@ export class ResponseDraft {
     }
     // RFC 9110 §8.6: no Content-Length in 204 responses; a 304 would describe another response.
     if (bodyFraming === "length" && this.status !== 204 && this.status !== 304) {
-      at = writeLatin1(target, at, contentLengthName);
+      const view = this.#reservedView;
+      at =
+        view !== null
+          ? writeContentLengthName(view, target, at)
+          : writeLatin1(target, at, contentLengthName);
       at = writeDecimal(target, at, contentLength);
       target[at++] = 0x0d;
       target[at++] = 0x0a;
