@@ -14,7 +14,7 @@
 //
 // The count is split into JIT-compiled JavaScript (code valgrind finds in no file), Bun's own
 // code (the runtime, the collector, the interpreter) and the rest (libc, the kernel interface).
-// The JIT part repeats within about 0.1%. The default turns count 16,384 requests between the
+// The JIT part repeats within about 0.5%. The default turns count 16,384 requests between the
 // two runs, the engine's pace of young collections, so each difference holds one; with other
 // turns a collection can fall in one run only and move Bun's part by thousands. Use it to compare two versions of the
 // code (a worktree of the old commit, as for bench/alternate.ts) or two servers on one request:
