@@ -128,7 +128,8 @@ export class FairQueue {
 
   /** The workers `key` holds changed: its place among the waiting keys may change. */
   heldChanged(key: number): void {
-    if (this.#heapIndex[key]! >= 0) this.#heapFix(key);
+    // Nobody waiting (the usual case): no key has a place to change.
+    if (this.length > 0 && this.#heapIndex[key]! >= 0) this.#heapFix(key);
   }
 
   /** Whether key `a` goes before key `b`. */
