@@ -146,14 +146,7 @@ function parseWholeFieldLine(head: ParsedHead, end: number, limits: HeadLimits):
   if (overLimit !== headIncomplete) return overLimit;
   head.lineStart = lineFeed + 1;
   head.scanned = lineFeed + 1;
-  let valueEnd = lineFeed - 1;
-  while (
-    valueEnd > valueStart &&
-    (buffer[base + valueEnd - 1] === SP || buffer[base + valueEnd - 1] === HTAB)
-  ) {
-    valueEnd--;
-  }
-  return addField(head, lineStart, nameEnd, valueStart, valueEnd, limits);
+  return addField(head, lineStart, nameEnd, valueStart, lineFeed - 1, limits);
 }
 
 function parseFieldLine(
@@ -181,6 +174,23 @@ function parseFieldLine(
     // RFC 9110 §5.5: field values carry no CR, LF, NUL or other controls but HTAB.
     if (fieldValueBytes[buffer[base + index]!] !== 1) return errorCode.malformedRequest;
   }
+  return addField(head, lineStart, nameEnd, valueStart, lineEnd, limits);
+}
+
+/**
+ * Records a checked field line (within `maxHeaderCount`) and interprets it; its value runs from
+ * `valueStart` to `lineEnd` less trailing whitespace (RFC 9112 §5: OWS is not part of it).
+ */
+function addField(
+  head: ParsedHead,
+  nameStart: number,
+  nameEnd: number,
+  valueStart: number,
+  lineEnd: number,
+  limits: HeadLimits,
+): number {
+  const buffer = head.buffer;
+  const base = head.base;
   let valueEnd = lineEnd;
   while (
     valueEnd > valueStart &&
@@ -188,18 +198,6 @@ function parseFieldLine(
   ) {
     valueEnd--;
   }
-  return addField(head, lineStart, nameEnd, valueStart, valueEnd, limits);
-}
-
-/** Records a checked field line (within `maxHeaderCount`) and interprets it. */
-function addField(
-  head: ParsedHead,
-  nameStart: number,
-  nameEnd: number,
-  valueStart: number,
-  valueEnd: number,
-  limits: HeadLimits,
-): number {
   if (head.headerCount >= limits.maxHeaderCount) return errorCode.tooManyHeaders;
   head.setField(head.headerCount, nameStart, nameEnd, valueStart, valueEnd);
   head.headerCount++;
