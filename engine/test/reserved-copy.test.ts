@@ -38,6 +38,9 @@ describe("copyReserved", () => {
     expect(latin1(target.subarray(3, 19))).toBe("Content-Length: ");
     expect([target[2], target[19]]).toEqual([0, 0]);
     expect([...source.subarray(0, 4)]).toEqual([0, 7, 14, 21]);
+    const separate = new Uint8Array(20);
+    expect(writeContentLengthName(null, separate, 3)).toBe(19);
+    expect(latin1(separate.subarray(3, 19))).toBe("Content-Length: ");
   });
 
   test("the reservation's pieces are views of its whole array", () => {

@@ -1,3 +1,5 @@
+import { writeLatin1 } from "./ascii.ts";
+
 /**
  * Runs shorter than this are copied byte by byte: a loop costs about a nanosecond a byte, a call
  * of `copyWithin` about 20 ns whatever the length (and `set` over a `subarray` more, for the
@@ -63,11 +65,16 @@ const [contentLength0, contentLength4, contentLength8, contentLength12] = [0, 4,
 ) as [number, number, number, number];
 
 /**
- * Writes `Content-Length: ` at `offset` of `target`, a piece of the reservation `view` covers, as
- * four 32-bit stores (a loop over its characters takes about 15 instructions each); returns the
- * offset after it.
+ * Writes `Content-Length: ` at `offset` of `target`: into a piece of the reservation `view`
+ * covers, as four 32-bit stores (a loop over its characters takes about 15 instructions each);
+ * without a view, character by character. Returns the offset after it.
  */
-export function writeContentLengthName(view: DataView, target: Uint8Array, offset: number): number {
+export function writeContentLengthName(
+  view: DataView | null,
+  target: Uint8Array,
+  offset: number,
+): number {
+  if (view === null) return writeLatin1(target, offset, contentLengthName);
   const at = target.byteOffset + offset;
   view.setUint32(at, contentLength0, true);
   view.setUint32(at + 4, contentLength4, true);

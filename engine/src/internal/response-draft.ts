@@ -12,7 +12,6 @@ import { streamFramePrefixBytes, type WorkerSlot } from "./worker-table.ts";
 
 const textEncoder = new TextEncoder();
 const emptyBytes = new Uint8Array(0);
-const contentLengthName = "Content-Length: ";
 const connectionClose = "Connection: close\r\n";
 const connectionKeepAlive = "Connection: keep-alive\r\n";
 const chunkedEncoding = "Transfer-Encoding: chunked\r\n";
@@ -269,11 +268,7 @@ export class ResponseDraft {
     }
     // RFC 9110 §8.6: no Content-Length in 204 responses; a 304 would describe another response.
     if (bodyFraming === "length" && this.status !== 204 && this.status !== 304) {
-      const view = this.#reservedView;
-      at =
-        view !== null
-          ? writeContentLengthName(view, target, at)
-          : writeLatin1(target, at, contentLengthName);
+      at = writeContentLengthName(this.#reservedView, target, at);
       at = writeDecimal(target, at, contentLength);
       target[at++] = 0x0d;
       target[at++] = 0x0a;
