@@ -43,6 +43,8 @@ function openSocket() {
   const socket = {
     data: -1,
     closed: false,
+    /** Whether the engine paused reading: Bun delivers no data then, and neither does `feed`. */
+    paused: false,
     remoteAddress: "127.0.0.1",
     remoteFamily: "IPv4",
     remotePort: 40000,
@@ -59,8 +61,12 @@ function openSocket() {
       socket.closed = true;
     },
     shutdown() {},
-    pause() {},
-    resume() {},
+    pause() {
+      socket.paused = true;
+    },
+    resume() {
+      socket.paused = false;
+    },
     setNoDelay() {},
   };
   socketHandlers.open(socket);
@@ -90,9 +96,17 @@ const chunk = Buffer.from(
   "latin1",
 );
 
-/** `count` chunks, each a fresh array as Bun's socket gives, one event-loop turn apart. */
+/**
+ * `count` chunks, each a fresh array as Bun's socket gives, one event-loop turn apart, and none
+ * while the engine has reading paused (an asynchronous handler still answering the last chunk):
+ * fed regardless, the chunks would pile up in the engine's input as no real client's could.
+ */
 async function feed(count: number): Promise<void> {
   for (let turn = 0; turn < count; turn++) {
+    for (let waits = 0; socket.paused; waits++) {
+      if (waits === 100_000) throw new Error("instruction-driver: reading stays paused");
+      await null;
+    }
     socketHandlers.data(socket, new Uint8Array(chunk));
     await null;
   }
