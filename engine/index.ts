@@ -5,7 +5,7 @@ export { type EngineErrorName, engineErrors } from "./src/errors.ts";
 // One request and its response
 export { Exchange } from "./src/exchange.ts";
 export { ExchangeRequest } from "./src/exchange-request.ts";
-export type { Handler, StreamBodies } from "./src/internal/engine-context.ts";
+export type { Handler, HandlerCompletion, StreamBodies } from "./src/internal/engine-context.ts";
 // Limits and the memory budget
 export {
   budgetLine,

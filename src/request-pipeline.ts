@@ -6,6 +6,7 @@ import { answerRouteMiss, type MissHandlers } from "./errors/route-miss.ts";
 import type { HandlerFailures } from "./handler-failures.ts";
 import type { Io } from "./io.ts";
 import type { Middleware, RequestOutcome } from "./middleware.ts";
+import { PipelineCompletion } from "./pipeline-completion.ts";
 import { RequestView, type RequestViewLimits } from "./request-view.ts";
 import { ResponseDraft } from "./response-draft.ts";
 import { type RouteResult, Router } from "./router/router.ts";
@@ -120,7 +121,7 @@ export class RequestPipeline {
    * runs inside this one function: every call layer on it measurably slowed the pipelined
    * benchmark. A hook or handler that returns a promise branches out to #resume and #settle.
    */
-  handle(exchange: Exchange): void | Promise<void> {
+  handle(exchange: Exchange): void | Promise<void> | PipelineCompletion {
     const request = new RequestView(exchange, this.#limits);
     const response = new ResponseDraft(exchange);
     const ctx = new Context<unknown, Readonly<Record<string, string>>, object>(
@@ -179,12 +180,41 @@ export class RequestPipeline {
   // over a function's parameters can make JavaScriptCore allocate a scope object on every call of
   // that function, and inside handle it measurably slowed every request, async or not.
 
-  /** Finishes the request when an asynchronous pipeline settles. */
-  #settle(pending: Promise<void>, ctx: AnyContext, exchange: Exchange): Promise<void> {
-    return pending.then(
-      () => this.#succeeded(ctx, exchange),
-      (error: unknown) => this.#failed(ctx, exchange, error),
+  /** Finishes the request when an asynchronous pipeline settles, and then tells the engine. */
+  #settle(pending: Promise<void>, ctx: AnyContext, exchange: Exchange): PipelineCompletion {
+    const completion = new PipelineCompletion();
+    pending.then(
+      () => this.#succeededThen(completion, ctx, exchange),
+      (error: unknown) => this.#failedThen(completion, ctx, exchange, error),
     );
+    return completion;
+  }
+
+  #succeededThen(completion: PipelineCompletion, ctx: AnyContext, exchange: Exchange): void {
+    let result: void | Promise<void>;
+    try {
+      result = this.#succeeded(ctx, exchange);
+    } catch (error) {
+      completion.fail(error);
+      return;
+    }
+    completion.follow(result);
+  }
+
+  #failedThen(
+    completion: PipelineCompletion,
+    ctx: AnyContext,
+    exchange: Exchange,
+    error: unknown,
+  ): void {
+    let result: void | Promise<void>;
+    try {
+      result = this.#failed(ctx, exchange, error);
+    } catch (thrown) {
+      completion.fail(thrown);
+      return;
+    }
+    completion.follow(result);
   }
 
   // A pipeline can go on while an off-worker wait still has the worker given back (one of

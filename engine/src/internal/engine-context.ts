@@ -10,8 +10,19 @@ import type { CachedDateHeader } from "./http-date.ts";
 import type { WorkerScheduler } from "./worker-scheduler.ts";
 import type { YoungCollection } from "./young-collection.ts";
 
+/**
+ * What an asynchronous handler returns: a promise, or any object whose `then` the engine calls
+ * once, at once, with two callbacks, of which it must later call one, once (`onDone` when the
+ * handler is done, `onFailed` when it failed). A layer that settles its own work can hand the
+ * engine such an object and call back itself, one promise job sooner than through a promise.
+ */
+export interface HandlerCompletion {
+  then(onDone: () => void, onFailed: (error: unknown) => void): unknown;
+}
+
 /** What the application gives the engine: called once per request with its exchange. */
-export type Handler = (exchange: Exchange) => void | Promise<void>;
+// biome-ignore lint/suspicious/noConfusingVoidType: a handler returns nothing, or what to await.
+export type Handler = (exchange: Exchange) => void | HandlerCompletion;
 
 /**
  * Decides, after the head of a request with a body, whether the handler streams that body

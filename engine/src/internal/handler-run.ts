@@ -8,6 +8,7 @@ import {
   handling,
   readingHead,
 } from "./connection-phase.ts";
+import type { HandlerCompletion } from "./engine-context.ts";
 import type { ResponseDraft } from "./response-draft.ts";
 import type { StreamFraming } from "./stream-framing.ts";
 import type { StreamedBody } from "./streamed-body.ts";
@@ -54,16 +55,18 @@ export class HandlerRun {
     this.running = true;
     host.setDeadline("request", host.limits.requestDeadlineMs);
     const exchange = host.exchange!;
-    let result: void | Promise<void>;
+    // biome-ignore lint/suspicious/noConfusingVoidType: what the handler returned, if anything.
+    let result: void | HandlerCompletion;
     try {
       result = host.context.handler(exchange);
     } catch (error) {
       this.settled(exchange, error, true);
       return this.#requestOver();
     }
-    if (result !== undefined && typeof (result as Promise<void>).then === "function") {
-      this.#awaitHandler(result as Promise<void>, exchange);
-      return false;
+    if (result !== undefined && typeof result.then === "function") {
+      this.#awaitHandler(result, exchange);
+      // A thenable of the application's own may have called back already.
+      return this.#requestOver();
     }
     this.settled(exchange, undefined, false);
     return this.#requestOver();
@@ -71,11 +74,16 @@ export class HandlerRun {
 
   // The callbacks are made here, not in dispatch: arrow functions in a method make
   // JavaScriptCore allocate a scope for them on every call of that method, used or not.
-  #awaitHandler(result: Promise<void>, exchange: Exchange): void {
-    result.then(
-      () => this.settled(exchange, undefined, false),
-      (error: unknown) => this.settled(exchange, error, true),
-    );
+  #awaitHandler(result: HandlerCompletion, exchange: Exchange): void {
+    try {
+      result.then(
+        () => this.settled(exchange, undefined, false),
+        (error: unknown) => this.settled(exchange, error, true),
+      );
+    } catch (error) {
+      // Only a thenable of the application's own can throw here: its handler failed.
+      this.settled(exchange, error, true);
+    }
   }
 
   /** Whether the request ended (the handler's answer is published): the next may be read. */
