@@ -19,10 +19,10 @@
 // a route that answers a few dozen requests a second (a 10 MiB download) leaves the per-request
 // code in the interpreter for a long time, and a few seconds of small requests on the same code
 // let the JIT catch up. Traffic goes to 127.0.0.1 only; every wrk run is bounded by its duration.
-import { resolve } from "node:path";
 import { choosePinning } from "./pinning.ts";
 import { clockTicksPerSecond, readCpuSeconds } from "./process-metrics.ts";
 import { ServerProcess } from "./server-process.ts";
+import { serverTargets } from "./server-targets.ts";
 import { runWrk, wrkAvailable } from "./wrk.ts";
 
 interface Contender {
@@ -40,23 +40,6 @@ function numberOption(name: string, fallback: number): number {
   const value = Number(Bun.argv[index + 1]);
   if (!(value > 0)) throw new Error(`bench: --${name} needs a positive number`);
   return value;
-}
-
-/** `script:/path` arguments (everything not an option or an option's value). */
-function contenderSpecs(): { script: string; target: string }[] {
-  const specs: { script: string; target: string }[] = [];
-  for (let index = 2; index < Bun.argv.length; index++) {
-    const argument = Bun.argv[index]!;
-    if (argument.startsWith("--")) {
-      index++;
-      continue;
-    }
-    const split = argument.lastIndexOf(":/");
-    if (split <= 0) throw new Error(`bench: expected SCRIPT:/path, got ${argument}`);
-    specs.push({ script: resolve(argument.slice(0, split)), target: argument.slice(split + 1) });
-  }
-  if (specs.length < 2) throw new Error("bench: give at least two SCRIPT:/path to compare");
-  return specs;
 }
 
 const rounds = numberOption("rounds", 4);
@@ -88,7 +71,7 @@ async function load(contender: Contender, durationSeconds: number, target = cont
 }
 
 try {
-  for (const spec of contenderSpecs()) {
+  for (const spec of serverTargets(Bun.argv, [], 2)) {
     const server = await ServerProcess.start({
       script: spec.script,
       pinPrefix: pinning.server,

@@ -25,6 +25,7 @@
 // Needs valgrind (Debian's `valgrind`). Bun.serve, Hono and Elysia do not listen through
 // `Bun.listen`, so they cannot be driven this way; the comparison with them stays bench/run.ts's.
 import { resolve } from "node:path";
+import { serverTargets } from "./server-targets.ts";
 
 interface Split {
   readonly total: number;
@@ -35,23 +36,6 @@ interface Split {
 function option(name: string, fallback: string): string {
   const index = Bun.argv.indexOf(`--${name}`);
   return index < 0 ? fallback : (Bun.argv[index + 1] ?? fallback);
-}
-
-function targets(): { script: string; target: string }[] {
-  const found: { script: string; target: string }[] = [];
-  for (let index = 2; index < Bun.argv.length; index++) {
-    const argument = Bun.argv[index]!;
-    if (argument === "--browser-headers") continue;
-    if (argument.startsWith("--")) {
-      index++;
-      continue;
-    }
-    const split = argument.indexOf(":/");
-    if (split <= 0) throw new Error(`bench: expected SCRIPT:/target, got ${argument}`);
-    found.push({ script: resolve(argument.slice(0, split)), target: argument.slice(split + 1) });
-  }
-  if (found.length === 0) throw new Error("bench: give at least one SCRIPT:/target");
-  return found;
 }
 
 const pipeline = Number(option("pipeline", "16"));
@@ -126,7 +110,7 @@ console.log(
   `instructions per request (${pipeline} pipelined, counted ${turnsA} and ${turnsB} chunks after ${warmTurns})`,
 );
 console.log("server:target                                         total     JIT    Bun  other");
-for (const { script, target } of targets()) {
+for (const { script, target } of serverTargets(Bun.argv, ["--browser-headers"], 1)) {
   const [low, high] = await Promise.all([
     count(script, target, turnsA),
     count(script, target, turnsB),
