@@ -184,32 +184,23 @@ export class RequestPipeline {
   #settle(pending: Promise<void>, ctx: AnyContext, exchange: Exchange): PipelineCompletion {
     const completion = new PipelineCompletion();
     pending.then(
-      () => this.#succeededThen(completion, ctx, exchange),
-      (error: unknown) => this.#failedThen(completion, ctx, exchange, error),
+      () => this.#settled(completion, ctx, exchange, false, undefined),
+      (error: unknown) => this.#settled(completion, ctx, exchange, true, error),
     );
     return completion;
   }
 
-  #succeededThen(completion: PipelineCompletion, ctx: AnyContext, exchange: Exchange): void {
-    let result: void | Promise<void>;
-    try {
-      result = this.#succeeded(ctx, exchange);
-    } catch (error) {
-      completion.fail(error);
-      return;
-    }
-    completion.follow(result);
-  }
-
-  #failedThen(
+  /** Ends the request (`failed`: with `error` mapped) and hands the outcome to `completion`. */
+  #settled(
     completion: PipelineCompletion,
     ctx: AnyContext,
     exchange: Exchange,
+    failed: boolean,
     error: unknown,
   ): void {
     let result: void | Promise<void>;
     try {
-      result = this.#failed(ctx, exchange, error);
+      result = failed ? this.#failed(ctx, exchange, error) : this.#succeeded(ctx, exchange);
     } catch (thrown) {
       completion.fail(thrown);
       return;
