@@ -9,7 +9,7 @@ import {
   htmlContentType,
   plaintextMessage,
 } from "../../examples/techempower/rules.ts";
-import { randomWorldNumber } from "../../examples/techempower/seed-data.ts";
+import { type Fortune, randomWorldNumber } from "../../examples/techempower/seed-data.ts";
 import { isDatabaseUnavailable } from "../../examples/techempower/world-database.ts";
 import { announceReady, parsePort } from "./cli.ts";
 import { openBenchDatabase } from "./techempower-database.ts";
@@ -24,6 +24,39 @@ function queries(request: Request): number {
   return clampQueries(new URL(request.url).searchParams.get("queries"));
 }
 
+/**
+ * The database routes: synchronous handlers for a database that answers on this thread (SQLite;
+ * Bun's docs use `bun:sqlite` without `await`), async ones for PostgreSQL.
+ */
+function databaseRoutes(): Record<string, (request: Request) => Response | Promise<Response>> {
+  const synchronous = database.synchronous;
+  if (synchronous !== undefined) {
+    return {
+      "/db": () =>
+        Response.json(synchronous.findWorld(randomWorldNumber()), { headers: serverHeader }),
+      "/queries": (request) =>
+        Response.json(synchronous.findRandomWorlds(queries(request)), { headers: serverHeader }),
+      "/updates": (request) =>
+        Response.json(synchronous.updateRandomWorlds(queries(request)), { headers: serverHeader }),
+      "/fortunes": () => fortunesResponse(synchronous.fortunes()),
+    };
+  }
+  return {
+    "/db": async () =>
+      Response.json(await database.findWorld(randomWorldNumber()), { headers: serverHeader }),
+    "/queries": async (request) =>
+      Response.json(await database.findRandomWorlds(queries(request)), { headers: serverHeader }),
+    "/updates": async (request) =>
+      Response.json(await database.updateRandomWorlds(queries(request)), { headers: serverHeader }),
+    "/fortunes": async () => fortunesResponse(await database.fortunes()),
+  };
+}
+
+function fortunesResponse(rows: readonly Fortune[]): Response {
+  const fortunes = fortunesPage(rows);
+  return new Response(Mustache.render(fortunesTemplate, { fortunes }), { headers: htmlHeaders });
+}
+
 const server = Bun.serve({
   hostname: "127.0.0.1",
   port: parsePort(),
@@ -31,18 +64,7 @@ const server = Bun.serve({
   routes: {
     "/json": () => Response.json({ message: "Hello, World!" }, { headers: serverHeader }),
     "/plaintext": () => new Response(plaintextMessage, { headers: textHeaders }),
-    "/db": async () =>
-      Response.json(await database.findWorld(randomWorldNumber()), { headers: serverHeader }),
-    "/queries": async (request) =>
-      Response.json(await database.findRandomWorlds(queries(request)), { headers: serverHeader }),
-    "/updates": async (request) =>
-      Response.json(await database.updateRandomWorlds(queries(request)), { headers: serverHeader }),
-    "/fortunes": async () => {
-      const fortunes = fortunesPage(await database.fortunes());
-      return new Response(Mustache.render(fortunesTemplate, { fortunes }), {
-        headers: htmlHeaders,
-      });
-    },
+    ...databaseRoutes(),
   },
   fetch: () => new Response("Not Found", { status: 404, headers: textHeaders }),
   error(error) {

@@ -18,6 +18,8 @@ import { openBenchDatabase } from "./techempower-database.ts";
 
 const database = await openBenchDatabase();
 
+const synchronous = database.synchronous;
+
 const app = new Elysia()
   .headers({ server: "Elysia" })
   .onError(({ error, set }) => {
@@ -29,15 +31,29 @@ const app = new Elysia()
     console.error(error);
   })
   .get("/json", () => ({ message: "Hello, World!" }))
-  .get("/plaintext", () => plaintextMessage)
-  .get("/db", () => database.findWorld(randomWorldNumber()))
-  .get("/queries", ({ query }) => database.findRandomWorlds(clampQueries(query.queries)))
-  .get("/updates", ({ query }) => database.updateRandomWorlds(clampQueries(query.queries)))
-  .get("/fortunes", async ({ set }) => {
-    const fortunes = fortunesPage(await database.fortunes());
-    set.headers["content-type"] = htmlContentType;
-    return Mustache.render(fortunesTemplate, { fortunes });
-  })
-  .listen({ hostname: "127.0.0.1", port: parsePort(), development: false });
+  .get("/plaintext", () => plaintextMessage);
+
+// SQLite answers on this thread: synchronous handlers, as with `bun:sqlite` anywhere.
+if (synchronous !== undefined) {
+  app
+    .get("/db", () => synchronous.findWorld(randomWorldNumber()))
+    .get("/queries", ({ query }) => synchronous.findRandomWorlds(clampQueries(query.queries)))
+    .get("/updates", ({ query }) => synchronous.updateRandomWorlds(clampQueries(query.queries)))
+    .get("/fortunes", ({ set }) => {
+      set.headers["content-type"] = htmlContentType;
+      return Mustache.render(fortunesTemplate, { fortunes: fortunesPage(synchronous.fortunes()) });
+    });
+} else {
+  app
+    .get("/db", () => database.findWorld(randomWorldNumber()))
+    .get("/queries", ({ query }) => database.findRandomWorlds(clampQueries(query.queries)))
+    .get("/updates", ({ query }) => database.updateRandomWorlds(clampQueries(query.queries)))
+    .get("/fortunes", async ({ set }) => {
+      const fortunes = fortunesPage(await database.fortunes());
+      set.headers["content-type"] = htmlContentType;
+      return Mustache.render(fortunesTemplate, { fortunes });
+    });
+}
+app.listen({ hostname: "127.0.0.1", port: parsePort(), development: false });
 
 announceReady(app.server?.port ?? 0);

@@ -21,23 +21,46 @@ app.get("/plaintext", (c) => {
   c.header("Server", "Hono");
   return c.text(plaintextMessage);
 });
-app.get("/db", async (c) => {
-  c.header("Server", "Hono");
-  return c.json(await database.findWorld(randomWorldNumber()));
-});
-app.get("/queries", async (c) => {
-  c.header("Server", "Hono");
-  return c.json(await database.findRandomWorlds(clampQueries(c.req.query("queries"))));
-});
-app.get("/updates", async (c) => {
-  c.header("Server", "Hono");
-  return c.json(await database.updateRandomWorlds(clampQueries(c.req.query("queries"))));
-});
-app.get("/fortunes", async (c) => {
-  c.header("Server", "Hono");
-  const fortunes = fortunesPage(await database.fortunes());
-  return c.html(Mustache.render(fortunesTemplate, { fortunes }));
-});
+const synchronous = database.synchronous;
+if (synchronous !== undefined) {
+  // SQLite answers on this thread: synchronous handlers, as with `bun:sqlite` anywhere.
+  app.get("/db", (c) => {
+    c.header("Server", "Hono");
+    return c.json(synchronous.findWorld(randomWorldNumber()));
+  });
+  app.get("/queries", (c) => {
+    c.header("Server", "Hono");
+    return c.json(synchronous.findRandomWorlds(clampQueries(c.req.query("queries"))));
+  });
+  app.get("/updates", (c) => {
+    c.header("Server", "Hono");
+    return c.json(synchronous.updateRandomWorlds(clampQueries(c.req.query("queries"))));
+  });
+  app.get("/fortunes", (c) => {
+    c.header("Server", "Hono");
+    return c.html(
+      Mustache.render(fortunesTemplate, { fortunes: fortunesPage(synchronous.fortunes()) }),
+    );
+  });
+} else {
+  app.get("/db", async (c) => {
+    c.header("Server", "Hono");
+    return c.json(await database.findWorld(randomWorldNumber()));
+  });
+  app.get("/queries", async (c) => {
+    c.header("Server", "Hono");
+    return c.json(await database.findRandomWorlds(clampQueries(c.req.query("queries"))));
+  });
+  app.get("/updates", async (c) => {
+    c.header("Server", "Hono");
+    return c.json(await database.updateRandomWorlds(clampQueries(c.req.query("queries"))));
+  });
+  app.get("/fortunes", async (c) => {
+    c.header("Server", "Hono");
+    const fortunes = fortunesPage(await database.fortunes());
+    return c.html(Mustache.render(fortunesTemplate, { fortunes }));
+  });
+}
 app.onError((error, c) => {
   if (isDatabaseUnavailable(error)) {
     c.header("Retry-After", String(error.retryAfterSeconds));

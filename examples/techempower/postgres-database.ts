@@ -40,6 +40,8 @@ const updateAttempts = 3;
  */
 export class PostgresWorldDatabase implements WorldDatabase {
   readonly kind = "postgres";
+  /** Answers come from across the network, later: every query is awaited. */
+  readonly synchronous = undefined;
   readonly #sql: SQL;
   readonly bound: WaitBound;
 

@@ -6,7 +6,7 @@ import {
   type World,
   worldRowCount,
 } from "./seed-data.ts";
-import type { WorldDatabase } from "./world-database.ts";
+import type { SynchronousWorldDatabase, WorldDatabase } from "./world-database.ts";
 
 /** A transaction of `count` World rows (`Database.transaction`'s result; bun:sqlite names no type). */
 interface WorldsTransaction {
@@ -33,6 +33,38 @@ const busyTimeoutMs = 5000;
  */
 export class SqliteWorldDatabase implements WorldDatabase {
   readonly kind = "sqlite";
+  /** Every query runs on the calling thread: the same queries, answered as values. */
+  readonly synchronous: SqliteQueries;
+
+  /** Opens (or creates) the file at `path`. */
+  constructor(path: string) {
+    this.synchronous = new SqliteQueries(path);
+  }
+
+  findWorld(id: number): Promise<World> {
+    return Promise.resolve(this.synchronous.findWorld(id));
+  }
+
+  findRandomWorlds(count: number): Promise<World[]> {
+    return Promise.resolve(this.synchronous.findRandomWorlds(count));
+  }
+
+  fortunes(): Promise<Fortune[]> {
+    return Promise.resolve(this.synchronous.fortunes());
+  }
+
+  updateRandomWorlds(count: number): Promise<World[]> {
+    return Promise.resolve(this.synchronous.updateRandomWorlds(count));
+  }
+
+  close(): Promise<void> {
+    this.synchronous.close();
+    return Promise.resolve();
+  }
+}
+
+/** The statements of one SQLite file, prepared once, answering on the calling thread. */
+export class SqliteQueries implements SynchronousWorldDatabase {
   readonly #database: Database;
   readonly #selectWorld: Statement<World, [number]>;
   readonly #selectFortunes: Statement<Fortune, []>;
@@ -65,25 +97,25 @@ export class SqliteWorldDatabase implements WorldDatabase {
     });
   }
 
-  findWorld(id: number): Promise<World> {
-    return Promise.resolve(this.#findWorld(id));
+  findWorld(id: number): World {
+    return this.#findWorld(id);
   }
 
-  findRandomWorlds(count: number): Promise<World[]> {
-    return Promise.resolve(this.#readWorlds.deferred(count));
+  findRandomWorlds(count: number): World[] {
+    return this.#readWorlds.deferred(count);
   }
 
-  fortunes(): Promise<Fortune[]> {
-    return Promise.resolve(this.#selectFortunes.all());
+  fortunes(): Fortune[] {
+    return this.#selectFortunes.all();
   }
 
-  updateRandomWorlds(count: number): Promise<World[]> {
-    return Promise.resolve(this.#updateWorlds.immediate(count));
+  updateRandomWorlds(count: number): World[] {
+    return this.#updateWorlds.immediate(count);
   }
 
-  close(): Promise<void> {
+  /** Closes the file. */
+  close(): void {
     this.#database.close();
-    return Promise.resolve();
   }
 
   #randomWorlds(count: number): World[] {

@@ -1,8 +1,12 @@
 import { App, type AppLog, type Context, type Limits, type RequestView, TemplateSet } from "corral";
 import fortunesTemplate from "./fortunes.mustache" with { type: "text" };
 import { clampQueries, fortunesPage, plaintextMessage, serverName } from "./rules.ts";
-import { randomWorldNumber } from "./seed-data.ts";
-import { isDatabaseUnavailable, type WorldDatabase } from "./world-database.ts";
+import { type Fortune, randomWorldNumber } from "./seed-data.ts";
+import {
+  isDatabaseUnavailable,
+  type SynchronousWorldDatabase,
+  type WorldDatabase,
+} from "./world-database.ts";
 
 /** What the handlers share: the database and the compiled fortunes page. */
 export interface TechEmpowerShared {
@@ -38,8 +42,7 @@ export function createTechEmpowerApp(
   });
 
   app.route("GET", "/json", (ctx) => {
-    ctx.response.json(200, { message: "Hello, World!" });
-    ctx.response.header("Server", serverName);
+    answerJson(ctx, { message: "Hello, World!" });
   });
 
   app.route("GET", "/plaintext", (ctx) => {
@@ -47,31 +50,9 @@ export function createTechEmpowerApp(
     ctx.response.header("Server", serverName);
   });
 
-  app.route("GET", "/db", async (ctx) => {
-    const world = await offWorker(ctx, ctx.shared.database.findWorld(randomWorldNumber()));
-    ctx.response.json(200, world);
-    ctx.response.header("Server", serverName);
-  });
-
-  app.route("GET", "/queries", async (ctx) => {
-    const count = queriesParameter(ctx.request);
-    const worlds = await offWorker(ctx, ctx.shared.database.findRandomWorlds(count));
-    ctx.response.json(200, worlds);
-    ctx.response.header("Server", serverName);
-  });
-
-  app.route("GET", "/updates", async (ctx) => {
-    const count = queriesParameter(ctx.request);
-    const worlds = await offWorker(ctx, ctx.shared.database.updateRandomWorlds(count));
-    ctx.response.json(200, worlds);
-    ctx.response.header("Server", serverName);
-  });
-
-  app.route("GET", "/fortunes", async (ctx) => {
-    const fortunes = fortunesPage(await offWorker(ctx, ctx.shared.database.fortunes()));
-    ctx.shared.templates.render(ctx.response, 200, "fortunes", { fortunes });
-    ctx.response.header("Server", serverName);
-  });
+  const synchronous = database.synchronous;
+  if (synchronous !== undefined) answerAtOnce(app, synchronous);
+  else answerWhenTheDatabaseDoes(app, database);
 
   // Anything else stays the bare 500. The App logs every error it answers with a 5xx.
   app.onError((thrown, ctx) => {
@@ -84,17 +65,59 @@ export function createTechEmpowerApp(
 }
 
 /**
- * Awaits a query. A pooled database (PostgreSQL) answers later: the worker goes back to the
- * engine meanwhile (`ctx.awaitOffWorker`), so requests waiting for the database hold no worker
- * and other routes keep being served; the database's own `WaitBound` bounds them instead. SQLite
- * answers before the handler goes on (its promise is already settled): there is nothing to wait
- * for, so the worker is kept.
+ * The four database routes for a database that answers on this thread (SQLite): synchronous
+ * handlers. Awaiting a value that is already there would cost two promise jobs per request,
+ * measured alternately, 10-20% of what a `/db` request costs, for nothing.
  */
-function offWorker<T>(
-  ctx: Context<TechEmpowerShared, object, object>,
-  pending: Promise<T>,
-): Promise<T> {
-  return ctx.shared.database.kind === "postgres" ? ctx.awaitOffWorker(pending) : pending;
+function answerAtOnce(app: App<TechEmpowerShared>, database: SynchronousWorldDatabase): void {
+  app.route("GET", "/db", (ctx) => {
+    answerJson(ctx, database.findWorld(randomWorldNumber()));
+  });
+  app.route("GET", "/queries", (ctx) => {
+    answerJson(ctx, database.findRandomWorlds(queriesParameter(ctx.request)));
+  });
+  app.route("GET", "/updates", (ctx) => {
+    answerJson(ctx, database.updateRandomWorlds(queriesParameter(ctx.request)));
+  });
+  app.route("GET", "/fortunes", (ctx) => {
+    answerFortunes(ctx, database.fortunes());
+  });
+}
+
+/**
+ * The four database routes for a pooled database (PostgreSQL), which answers later: the worker
+ * goes back to the engine while a query is out (`ctx.awaitOffWorker`), so requests waiting for
+ * the database hold no worker and other routes keep being served; the database's own `WaitBound`
+ * bounds them instead.
+ */
+function answerWhenTheDatabaseDoes(app: App<TechEmpowerShared>, database: WorldDatabase): void {
+  app.route("GET", "/db", async (ctx) => {
+    answerJson(ctx, await ctx.awaitOffWorker(database.findWorld(randomWorldNumber())));
+  });
+  app.route("GET", "/queries", async (ctx) => {
+    const count = queriesParameter(ctx.request);
+    answerJson(ctx, await ctx.awaitOffWorker(database.findRandomWorlds(count)));
+  });
+  app.route("GET", "/updates", async (ctx) => {
+    const count = queriesParameter(ctx.request);
+    answerJson(ctx, await ctx.awaitOffWorker(database.updateRandomWorlds(count)));
+  });
+  app.route("GET", "/fortunes", async (ctx) => {
+    answerFortunes(ctx, await ctx.awaitOffWorker(database.fortunes()));
+  });
+}
+
+type TechEmpowerContext = Context<TechEmpowerShared, object, object>;
+
+function answerJson(ctx: TechEmpowerContext, value: unknown): void {
+  ctx.response.json(200, value);
+  ctx.response.header("Server", serverName);
+}
+
+/** The rows plus the one added at request time, sorted, rendered with the Mustache template. */
+function answerFortunes(ctx: TechEmpowerContext, rows: readonly Fortune[]): void {
+  ctx.shared.templates.render(ctx.response, 200, "fortunes", { fortunes: fortunesPage(rows) });
+  ctx.response.header("Server", serverName);
 }
 
 /** The raw `queries` value (digits need no decoding), clamped. */
