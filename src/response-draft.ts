@@ -283,6 +283,14 @@ export class ResponseDraft {
     return this.#exchange.draftedBodyLength;
   }
 
+  /**
+   * @internal Counts `bytes` made for this response toward the engine's young collections (a
+   * page rendered to bytes; see `Exchange.countShortLivedBytes`).
+   */
+  countShortLivedBytes(bytes: number): void {
+    this.#exchange.countShortLivedBytes(bytes);
+  }
+
   /** @internal Writes the drafted Content-Type; called once when the handler is done. */
   finalize(): void {
     if (this.#stream !== undefined) return;

@@ -70,6 +70,20 @@ export class Exchange extends ExchangeRequest {
     this.host.draft.writeText(text);
   }
 
+  /**
+   * Counts `bytes` toward the engine's young collections the way text it encodes is counted:
+   * for a body made per request by other means (a page rendered straight to bytes), whose making
+   * left as much short-lived garbage. Uncounted, that garbage grew between collections and its
+   * pages came back as page faults. A negative or fractional count is a `TypeError`.
+   */
+  countShortLivedBytes(bytes: number): void {
+    this.assertLive("response");
+    if (!Number.isSafeInteger(bytes) || bytes < 0) {
+      throw new TypeError(`corral: countShortLivedBytes needs a whole number >= 0, got ${bytes}`);
+    }
+    this.host.draft.textBytes += bytes;
+  }
+
   /** Bytes of staging still free. */
   get stagingFree(): number {
     this.assertLive("response");

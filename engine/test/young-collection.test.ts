@@ -133,6 +133,39 @@ describe("response text toward young collections", () => {
     const seen = await collectionsAfter((exchange) => exchange.write(bytes), [period, period]);
     expect(seen).toEqual([0, 0]);
   });
+
+  test("bytes copied and counted with countShortLivedBytes weigh as the same text does", async () => {
+    const seen = await collectionsAfter(
+      (exchange) => {
+        exchange.write(bytes);
+        exchange.countShortLivedBytes(bytes.length);
+      },
+      [period - 1, 1, period - 1, 1],
+    );
+    expect(seen).toEqual([0, 1, 1, 2]);
+  });
+
+  test("countShortLivedBytes refuses a negative, fractional or non-number count", async () => {
+    const refusals: string[] = [];
+    const seen = await collectionsAfter(
+      (exchange) => {
+        for (const count of [-1, 1.5, Number.NaN]) {
+          try {
+            exchange.countShortLivedBytes(count);
+          } catch (error) {
+            refusals.push((error as Error).message);
+          }
+        }
+      },
+      [1],
+    );
+    expect([seen, refusals]).toEqual([
+      [0],
+      [-1, 1.5, Number.NaN].map(
+        (count) => `corral: countShortLivedBytes needs a whole number >= 0, got ${count}`,
+      ),
+    ]);
+  });
 });
 
 describe("createEngine's requestCollectionWeight", () => {

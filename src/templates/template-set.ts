@@ -102,15 +102,19 @@ export class TemplateSet<Name extends string = string> {
    * templates.render(ctx.response, 200, "items", { items: [{ name: "pen" }] });
    */
   render(response: ResponseDraft, status: number, name: Name, view: object = {}): void {
-    const page = this.renderString(name, view);
-    try {
-      response.text(status, page);
-    } catch (error) {
-      if (!(error instanceof ResponseLimitError)) throw error;
-      const detail = `a page of ${Buffer.byteLength(page)} bytes does not fit the response`;
-      throw new PageTooLargeError(name, error.limit, detail, error);
+    const page = this.#writer.renderPageBytes(
+      name,
+      this.#source(name),
+      view,
+      this.#partials,
+      this.maxPageBytes,
+    );
+    if (page === undefined) {
+      // A lambda of a page being rendered renders this one: as a string, its own buffer in use.
+      this.#answer(response, status, name, this.renderString(name, view));
+      return;
     }
-    response.header("Content-Type", htmlContentType);
+    this.#answer(response, status, name, page);
   }
 
   /**
@@ -121,11 +125,39 @@ export class TemplateSet<Name extends string = string> {
    * templates.renderString("hello", { name: "Ada" }); // "<p>Hello, Ada!</p>"
    */
   renderString(name: Name, view: object = {}): string {
+    return this.#writer.renderPage(
+      name,
+      this.#source(name),
+      view,
+      this.#partials,
+      this.maxPageBytes,
+    );
+  }
+
+  #source(name: string): string {
     const source = this.#templates.get(name);
     if (source === undefined) {
       const known = [...this.#templates.keys()].map((known) => `"${known}"`).join(", ");
       throw new TypeError(`corral: no template named "${name}" (the set has ${known || "none"})`);
     }
-    return this.#writer.renderPage(name, source, view, this.#partials, this.maxPageBytes);
+    return source;
+  }
+
+  /** Makes `page` the response (copied into the staging), typed as HTML. */
+  #answer(response: ResponseDraft, status: number, name: string, page: Uint8Array | string): void {
+    try {
+      if (typeof page === "string") response.text(status, page);
+      else {
+        response.bytes(status, htmlContentType, page);
+        // Made for this request, as a page made as a string is: it counts as its text would.
+        response.countShortLivedBytes(page.length);
+      }
+    } catch (error) {
+      if (!(error instanceof ResponseLimitError)) throw error;
+      const length = typeof page === "string" ? Buffer.byteLength(page) : page.length;
+      const detail = `a page of ${length} bytes does not fit the response`;
+      throw new PageTooLargeError(name, error.limit, detail, error);
+    }
+    response.header("Content-Type", htmlContentType);
   }
 }

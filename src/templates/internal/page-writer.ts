@@ -2,6 +2,7 @@ import Mustache, { type RenderOptions, type TemplateCache } from "mustache";
 import { escapeHtml } from "../html-escape.ts";
 import { PageTooLargeError } from "../template-errors.ts";
 import { BoundedTemplateCache } from "./bounded-template-cache.ts";
+import { PageBytes } from "./page-bytes.ts";
 
 // Fixed rather than read from the globals `Mustache.tags` and `Mustache.escape`, which any code
 // in the process may reassign: the set parses and escapes the same way for its whole life.
@@ -21,6 +22,8 @@ interface PageBudget {
   units: number;
   /** Nesting of `render` calls: 1 for the page, more inside a lambda section's `render`. */
   depth: number;
+  /** Where the page's own tokens write their bytes, for a page rendered to bytes. */
+  readonly bytes: PageBytes | undefined;
 }
 
 /**
@@ -36,6 +39,10 @@ interface PageBudget {
 export class PageWriter extends Mustache.Writer {
   declare templateCache: TemplateCache;
   #budget: PageBudget | undefined;
+  /** Made on the first page rendered to bytes, and kept. */
+  #bytes: PageBytes | undefined;
+  /** A page is being rendered to bytes (a lambda rendering another page gets a string). */
+  #bytesInUse = false;
 
   constructor(compiledSources: number) {
     super();
@@ -57,7 +64,7 @@ export class PageWriter extends Mustache.Writer {
   ): string {
     // A lambda may render another page of the set: its budget is its own.
     const outer = this.#budget;
-    this.#budget = { templateName, maxPageBytes, units: 0, depth: 0 };
+    this.#budget = { templateName, maxPageBytes, units: 0, depth: 0, bytes: undefined };
     try {
       const page = this.render(source, view, partials, options);
       // A UTF-16 code unit is at most 3 UTF-8 bytes: a page that short needs no count (counting
@@ -75,6 +82,79 @@ export class PageWriter extends Mustache.Writer {
     } finally {
       this.#budget = outer;
     }
+  }
+
+  /**
+   * Renders one page as UTF-8 bytes within `maxPageBytes`, or throws `PageTooLargeError`; the
+   * bytes are valid until the next page. Undefined while another page is being rendered to
+   * bytes (a lambda rendering a page): the caller renders that one to a string.
+   */
+  renderPageBytes(
+    templateName: string,
+    source: string,
+    view: unknown,
+    partials: Readonly<Record<string, string>>,
+    maxPageBytes: number,
+  ): Uint8Array | undefined {
+    if (this.#bytesInUse) return undefined;
+    if (this.#bytes === undefined || this.#bytes.maxPageBytes !== maxPageBytes) {
+      this.#bytes = new PageBytes(maxPageBytes);
+    }
+    const bytes = this.#bytes;
+    bytes.clear();
+    const outer = this.#budget;
+    this.#budget = { templateName, maxPageBytes, units: 0, depth: 0, bytes };
+    this.#bytesInUse = true;
+    try {
+      this.render(source, view, partials, options);
+      const page = bytes.finish();
+      if (page === undefined) throw tooLarge(templateName, maxPageBytes);
+      return page;
+    } finally {
+      this.#bytesInUse = false;
+      this.#budget = outer;
+    }
+  }
+
+  /**
+   * For a page rendered to bytes, its own tokens (not those of a lambda's `render`) write their
+   * bytes as they come, and return nothing to join; otherwise mustache.js's string rendering.
+   */
+  override renderTokens(
+    tokens: string[][],
+    context: Mustache.Context,
+    partials?: Mustache.PartialsOrLookupFn,
+    originalTemplate?: string,
+    config?: RenderOptions,
+  ): string {
+    const budget = this.#budget;
+    const bytes = budget?.bytes;
+    if (bytes === undefined || budget!.depth !== 1) {
+      return super.renderTokens(tokens, context, partials, originalTemplate, config);
+    }
+    for (let index = 0; index < tokens.length; index++) {
+      const token = tokens[index]!;
+      const symbol = token[0];
+      let text: unknown;
+      let escaping = false;
+      if (symbol === "text") text = token[1];
+      else if (symbol === "name") {
+        text = context.lookup(token[1]!);
+        escaping = true;
+      } else if (symbol === "&") text = context.lookup(token[1]!);
+      // Sections and partials render their tokens here (to bytes) and return "", or return
+      // what a lambda section made, written as mustache.js would: unescaped.
+      else if (symbol === "#")
+        text = this.renderSection(token, context, partials, originalTemplate, config);
+      else if (symbol === "^")
+        text = this.renderInverted(token, context, partials, originalTemplate, config);
+      else if (symbol === ">") text = this.renderPartial(token, context, partials, config);
+      if (text == null || text === "") continue;
+      if (!bytes.write(String(text), escaping)) {
+        throw tooLarge(budget!.templateName, budget!.maxPageBytes);
+      }
+    }
+    return "";
   }
 
   override render(
@@ -125,4 +205,12 @@ export class PageWriter extends Mustache.Writer {
     }
     return text;
   }
+}
+
+function tooLarge(templateName: string, maxPageBytes: number): PageTooLargeError {
+  return new PageTooLargeError(
+    templateName,
+    "maxPageBytes",
+    `rendering stopped past ${maxPageBytes} bytes`,
+  );
 }
