@@ -47,10 +47,13 @@ export interface TemplateSetOptions<Name extends string> {
  * - Sections `{{#items}}...{{/items}}` repeat for each item of a list or show for a truthy value,
  *   inverted sections `{{^items}}...{{/items}}` show for a falsy value or an empty list, and a
  *   missing value renders as nothing (Mustache's rules).
- * - Pages are bounded. Mustache renders to a string first; the set counts it while it grows and
- *   stops past `maxPageBytes`, then checks its exact UTF-8 length. `render()` then encodes it
- *   straight into the response's staging, which throws if the staging is smaller. Either way the
- *   handler gets a `PageTooLargeError` and nothing of the page is sent: never a truncated page.
+ * - Pages are bounded. `render()` writes the page's UTF-8 bytes as Mustache's tokens render
+ *   (escaped and encoded in one pass, no page string to join) into one buffer the set keeps
+ *   (at most `maxPageBytes`), stops as soon as they pass `maxPageBytes`, then copies them into
+ *   the response's staging, which throws if the staging is smaller. `renderString()` counts the
+ *   string while it grows, stops past `maxPageBytes` and checks its exact UTF-8 length. Either
+ *   way the handler gets a `PageTooLargeError` and nothing of the page is sent: never a
+ *   truncated page.
  *
  * @example
  * const templates = new TemplateSet({

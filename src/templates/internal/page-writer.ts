@@ -34,7 +34,8 @@ interface PageBudget {
  * page stopped this way is certainly too large, and a page of any size is stopped after about
  * `maxPageBytes` characters instead of being built whole. The exact UTF-8 length is checked at
  * the end. Text produced by a lambda section's own `render` is not counted while it is made (the
- * lambda may discard it); what the lambda returns is covered by that final check.
+ * lambda may discard it); what the lambda returns is covered by that final check. A page
+ * rendered to bytes (`renderPageBytes`) is counted exactly, in bytes, as they are written.
  */
 export class PageWriter extends Mustache.Writer {
   declare templateCache: TemplateCache;
