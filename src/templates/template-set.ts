@@ -48,7 +48,7 @@ export interface TemplateSetOptions<Name extends string> {
  *   inverted sections `{{^items}}...{{/items}}` show for a falsy value or an empty list, and a
  *   missing value renders as nothing (Mustache's rules).
  * - Pages are bounded. `render()` writes the page's UTF-8 bytes as Mustache's tokens render
- *   (escaped and encoded in one pass, no page string to join) into one buffer the set keeps
+ *   (piece by piece, no page string to join) into one buffer the set keeps
  *   (at most `maxPageBytes`), stops as soon as they pass `maxPageBytes`, then copies them into
  *   the response's staging, which throws if the staging is smaller. `renderString()` counts the
  *   string while it grows, stops past `maxPageBytes` and checks its exact UTF-8 length. Either
