@@ -1,5 +1,5 @@
 // `bun bench/alternate.ts [--rounds N] [--seconds S] [--connections C] [--pipeline D]
-//   [--server-args "A B"] [--warm-seconds S] [--warm-path P] SERVER:PATH...`
+//   [--processes K] [--server-args "A B"] [--warm-seconds S] [--warm-path P] SERVER:PATH...`
 //
 // Compares a few servers on one request each, taking turns in short rounds: every server is
 // started once (on the server core, as in bench/run.ts), then each round loads each of them in
@@ -19,6 +19,12 @@
 // a route that answers a few dozen requests a second (a 10 MiB download) leaves the per-request
 // code in the interpreter for a long time, and a few seconds of small requests on the same code
 // let the JIT catch up. Traffic goes to 127.0.0.1 only; every wrk run is bounded by its duration.
+//
+// `--processes K` (1 by default) starts each SERVER K times and loads the K processes in turn:
+// two processes of the same code differed by up to 8% here (a process's memory layout and JIT
+// timing are its own), so one process of each of two versions can show a change that is not
+// there. Each SERVER's figure is then the sum over its processes, and each process's own rate
+// is printed beside it.
 import { choosePinning } from "./pinning.ts";
 import { clockTicksPerSecond, readCpuSeconds } from "./process-metrics.ts";
 import { ServerProcess } from "./server-process.ts";
@@ -27,6 +33,8 @@ import { runWrk, wrkAvailable } from "./wrk.ts";
 
 interface Contender {
   readonly label: string;
+  /** Which SERVER:PATH this process runs (its processes share a figure). */
+  readonly group: number;
   readonly target: string;
   readonly server: ServerProcess;
   requests: number;
@@ -46,6 +54,7 @@ const rounds = numberOption("rounds", 4);
 const seconds = numberOption("seconds", 2);
 const connections = numberOption("connections", 64);
 const pipelineDepth = numberOption("pipeline", 1);
+const processes = numberOption("processes", 1);
 const warmSeconds = numberOption("warm-seconds", 1);
 const warmPathIndex = Bun.argv.indexOf("--warm-path");
 const warmPath = warmPathIndex < 0 ? undefined : Bun.argv[warmPathIndex + 1];
@@ -71,19 +80,24 @@ async function load(contender: Contender, durationSeconds: number, target = cont
 }
 
 try {
-  for (const spec of serverTargets(Bun.argv, [], 2)) {
-    const server = await ServerProcess.start({
-      script: spec.script,
-      pinPrefix: pinning.server,
-      cwd: process.cwd(),
-      args: serverArgs,
-    });
-    const label = `${spec.script.replace(`${process.cwd()}/`, "")} ${spec.target}`;
-    contenders.push({ label, target: spec.target, server, requests: 0, cpuSeconds: 0 });
+  const specs = serverTargets(Bun.argv, [], 2);
+  // By copy, then by server: the processes of one server are loaded apart in each round.
+  for (let copy = 1; copy <= processes; copy++) {
+    for (const [group, spec] of specs.entries()) {
+      const server = await ServerProcess.start({
+        script: spec.script,
+        pinPrefix: pinning.server,
+        cwd: process.cwd(),
+        args: serverArgs,
+      });
+      const label = `${spec.script.replace(`${process.cwd()}/`, "")} ${spec.target}`;
+      contenders.push({ label, group, target: spec.target, server, requests: 0, cpuSeconds: 0 });
+    }
   }
   console.log(
     `bench alternate: ${pinning.description}; ${rounds} rounds of ${seconds} s, ` +
-      `${connections} connections${pipelineDepth > 1 ? `, ${pipelineDepth}-deep pipelined` : ""}`,
+      `${connections} connections${pipelineDepth > 1 ? `, ${pipelineDepth}-deep pipelined` : ""}` +
+      `${processes > 1 ? `, ${processes} processes of each server` : ""}`,
   );
   for (const contender of contenders) await load(contender, warmSeconds, warmPath);
   for (let round = 1; round <= rounds; round++) {
@@ -95,14 +109,20 @@ try {
       console.log(`  round ${round}  ${contender.label}: ${rate} req per CPU-second`);
     }
   }
-  const first = contenders[0]!;
-  const firstRate = first.requests / first.cpuSeconds;
-  for (const contender of contenders) {
-    const rate = contender.requests / contender.cpuSeconds;
-    const ratio = contender === first ? "" : `  (${(rate / firstRate).toFixed(2)}x the first)`;
-    console.log(
-      `${contender.label}: ${Math.round(rate).toLocaleString("en-US")} req per server CPU-second${ratio}`,
-    );
+  const perSecond = (rate: number) => Math.round(rate).toLocaleString("en-US");
+  let firstRate = 0;
+  for (const [group] of specs.entries()) {
+    const own = contenders.filter((contender) => contender.group === group);
+    const requests = own.reduce((total, contender) => total + contender.requests, 0);
+    const cpuSeconds = own.reduce((total, contender) => total + contender.cpuSeconds, 0);
+    const rate = requests / cpuSeconds;
+    if (group === 0) firstRate = rate;
+    const ratio = group === 0 ? "" : `  (${(rate / firstRate).toFixed(2)}x the first)`;
+    const each =
+      own.length === 1
+        ? ""
+        : `  [processes: ${own.map((contender) => perSecond(contender.requests / contender.cpuSeconds)).join(", ")}]`;
+    console.log(`${own[0]!.label}: ${perSecond(rate)} req per server CPU-second${ratio}${each}`);
   }
 } finally {
   await Promise.all(contenders.map((contender) => contender.server.stop()));
