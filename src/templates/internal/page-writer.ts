@@ -141,7 +141,8 @@ export class PageWriter extends Mustache.Writer {
       if (symbol === "text") text = token[1];
       else if (symbol === "name") {
         text = context.lookup(token[1]!);
-        escaping = true;
+        // A number's text (digits, ".", "-", "+", "e", "Infinity", "NaN") has nothing to escape.
+        escaping = typeof text !== "number";
       } else if (symbol === "&") text = context.lookup(token[1]!);
       // Sections and partials render their tokens here (to bytes) and return "", or return
       // what a lambda section made, written as mustache.js would: unescaped.
