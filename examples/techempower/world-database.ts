@@ -32,7 +32,7 @@ export interface WorldDatabase {
 /**
  * The queries of `WorldDatabase` for a database that answers on the calling thread: a value, not
  * a promise. An `await` on a value that is already there still costs two promise jobs per
- * request (about 2 µs on the bench machine, 10-12% of a `/db` request on corral's App).
+ * request: measured alternately, 10-20% of a `/db` request on corral's App.
  */
 export interface SynchronousWorldDatabase {
   /** One World row by id (1..10000). */

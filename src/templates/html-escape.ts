@@ -1,5 +1,4 @@
-/** What `escapeHtml` writes for each character it escapes. */
-export const htmlEscapes: Readonly<Record<string, string>> = {
+const replacements: Readonly<Record<string, string>> = {
   "&": "&amp;",
   "<": "&lt;",
   ">": "&gt;",
@@ -27,5 +26,5 @@ export function escapeHtml(value: unknown): string {
   const text = String(value);
   // Most values (numbers, plain words) hold nothing to escape: return them as they are.
   if (!anySpecial.test(text)) return text;
-  return text.replace(special, (character) => htmlEscapes[character]!);
+  return text.replace(special, (character) => replacements[character]!);
 }
