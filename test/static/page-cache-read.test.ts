@@ -1,0 +1,132 @@
+import { afterEach, expect, test } from "bun:test";
+import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { App, serveStatic } from "corral";
+import { maxBytesReadOnLoop } from "../../src/static/disk-file.ts";
+import {
+  type CachedRead,
+  loadCachedRead,
+  overrideCachedRead,
+} from "../../src/static/page-cache-read.ts";
+import { listenQuietly } from "../support/listen-quietly.ts";
+import { makeFixture } from "./support/static-fixture.ts";
+
+const size = 4 * 1024 * 1024;
+
+afterEach(() => overrideCachedRead(undefined));
+
+/** A file of `size` bytes whose every byte tells its position (so a piece out of place shows). */
+function patterned(length: number): Uint8Array {
+  const bytes = new Uint8Array(length);
+  for (let index = 0; index < length; index++) bytes[index] = (index * 7 + (index >>> 13)) & 0xff;
+  return bytes;
+}
+
+/** Downloads `/files/large.bin` from an App serving the fixture, the default way (staging). */
+async function download(root: string): Promise<Uint8Array> {
+  const app = new App({ shared: {} });
+  serveStatic({ root }).mount(app, "/files");
+  const server = listenQuietly(app);
+  try {
+    const answer = await fetch(`http://127.0.0.1:${server.port}/files/large.bin`);
+    expect(answer.status).toBe(200);
+    return new Uint8Array(await answer.arrayBuffer());
+  } finally {
+    await app.stop({ graceMs: 100 });
+  }
+}
+
+test.skipIf(process.platform !== "linux")(
+  "the cached read copies what the page cache holds, at any offset into any view, 0 at the end, -1 on an error",
+  () => {
+    using fixture = makeFixture();
+    const path = join(fixture.root, "large.bin");
+    const content = patterned(200_000);
+    writeFileSync(path, content);
+    readFileSync(path);
+    const read = loadCachedRead();
+    expect(read).not.toBeNull();
+    const descriptor = openSync(path, "r");
+    const storage = new Uint8Array(100_000);
+    const target = storage.subarray(3, 3 + 65_536);
+    const results: Array<[number, boolean]> = [];
+    try {
+      for (const position of [0, 1, 65_535, 199_000, 200_000]) {
+        target.fill(0);
+        const count = read!(descriptor, target, position);
+        const same = content
+          .subarray(position, position + count)
+          .every((byte, index) => target[index] === byte);
+        results.push([count, same]);
+      }
+    } finally {
+      closeSync(descriptor);
+    }
+    expect(results).toEqual([
+      [65_536, true],
+      [65_536, true],
+      [65_536, true],
+      [1_000, true],
+      [0, true],
+    ]);
+    // Nothing outside the view is written.
+    expect(storage[2]).toBe(0);
+    expect(storage[3 + 65_536]).toBe(0);
+    expect(read!(descriptor, target, 0)).toBe(-1);
+  },
+);
+
+test.skipIf(process.platform !== "linux")(
+  "a large cached file is read on the event loop, with one piece off it after each run of maxBytesReadOnLoop",
+  async () => {
+    using fixture = makeFixture();
+    const content = patterned(size);
+    writeFileSync(join(fixture.root, "large.bin"), content);
+    const real = loadCachedRead()!;
+    const calls: Array<[position: number, count: number]> = [];
+    const spy: CachedRead = (descriptor, target, position) => {
+      const count = real(descriptor, target, position);
+      calls.push([position, count]);
+      return count;
+    };
+    overrideCachedRead(spy);
+    const body = await download(fixture.root);
+    expect(body.length).toBe(size);
+    expect(Buffer.compare(body, content)).toBe(0);
+    // Runs of reads on the loop: a read starting where the last one ended continues the run; a
+    // gap is a piece read off the loop (by Bun's thread pool).
+    const runs: number[] = [];
+    let end = -1;
+    for (const [position, count] of calls) {
+      expect(count).toBeGreaterThan(0);
+      if (position !== end) runs.push(0);
+      runs[runs.length - 1]! += count;
+      end = position + count;
+    }
+    const onLoop = runs.reduce((sum, run) => sum + run, 0);
+    expect({
+      longestRun: Math.max(...runs) <= maxBytesReadOnLoop,
+      gaps: runs.length >= Math.floor(size / (maxBytesReadOnLoop + 65_536)),
+      mostOnLoop: onLoop >= size / 2,
+    }).toEqual({ longestRun: true, gaps: true, mostOnLoop: true });
+  },
+);
+
+test("pieces the page cache does not hold, and platforms without the cached read, are read off the loop with the same bytes", async () => {
+  using fixture = makeFixture();
+  const content = patterned(size);
+  writeFileSync(join(fixture.root, "large.bin"), content);
+  let refused = 0;
+  overrideCachedRead(() => {
+    refused++;
+    return -1;
+  });
+  const uncached = await download(fixture.root);
+  overrideCachedRead(null);
+  const without = await download(fixture.root);
+  expect({
+    uncached: Buffer.compare(uncached, content),
+    without: Buffer.compare(without, content),
+    asked: refused > 0,
+  }).toEqual({ uncached: 0, without: 0, asked: true });
+});
