@@ -1,15 +1,22 @@
-const replacements: Readonly<Record<string, string>> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-  "/": "&#x2F;",
-  "`": "&#x60;",
-  "=": "&#x3D;",
-};
-const special = /[&<>"'`=/]/g;
-/** The same class without `g`: a test that keeps no state between calls. */
+/** The entity of each character escaped, by character code (all are ASCII). */
+const entities: readonly (string | undefined)[] = (() => {
+  const table: (string | undefined)[] = new Array(128).fill(undefined);
+  const replacements: Readonly<Record<string, string>> = {
+    "&": "&amp;",
+    "<": "&lt;",
+    ">": "&gt;",
+    '"': "&quot;",
+    "'": "&#39;",
+    "/": "&#x2F;",
+    "`": "&#x60;",
+    "=": "&#x3D;",
+  };
+  for (const [character, entity] of Object.entries(replacements)) {
+    table[character.charCodeAt(0)] = entity;
+  }
+  return table;
+})();
+/** The same characters as a class: one native scan finds the first (or tells there is none). */
 const anySpecial = /[&<>"'`=/]/;
 
 /**
@@ -24,7 +31,20 @@ const anySpecial = /[&<>"'`=/]/;
  */
 export function escapeHtml(value: unknown): string {
   const text = String(value);
-  // Most values (numbers, plain words) hold nothing to escape: return them as they are.
-  if (!anySpecial.test(text)) return text;
-  return text.replace(special, (character) => replacements[character]!);
+  // Most values (numbers, plain words) hold nothing to escape: returned as they are.
+  const first = text.search(anySpecial);
+  if (first < 0) return text;
+  // From the first, a loop over a table: a `replace` calling a function for each character
+  // cost about twice as much on TechEmpower's fortunes.
+  let escaped = text.slice(0, first);
+  let copied = first;
+  for (let index = first; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    const entity = code < 128 ? entities[code] : undefined;
+    if (entity === undefined) continue;
+    if (index > copied) escaped += text.slice(copied, index);
+    escaped += entity;
+    copied = index + 1;
+  }
+  return copied < text.length ? escaped + text.slice(copied) : escaped;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import Mustache from "mustache";
 import { escapeHtml } from "../../src/templates/html-escape.ts";
 import { TemplateCompileError } from "../../src/templates/template-errors.ts";
@@ -31,6 +32,36 @@ describe("escaping", () => {
       `<a title="&quot; onmouseover&#x3D;&quot;x">x</a>`,
     );
     expect(escapeHtml("a`b")).toBe("a&#x60;b");
+  });
+
+  test("escapeHtml gives what mustache.js's own escape gives, on any text", () => {
+    // mustache.js's default `escape` (a regular expression and a map) is the reference.
+    const reference = (text: string) =>
+      text.replace(
+        /[&<>"'`=/]/g,
+        (character) =>
+          ({
+            "&": "&amp;",
+            "<": "&lt;",
+            ">": "&gt;",
+            '"': "&quot;",
+            "'": "&#39;",
+            "/": "&#x2F;",
+            "`": "&#x60;",
+            "=": "&#x3D;",
+          })[character]!,
+      );
+    const special = fc.constantFrom("&", "<", ">", '"', "'", "/", "`", "=");
+    const text = fc
+      .array(fc.oneof(special, fc.string({ unit: "binary", maxLength: 5 })), { maxLength: 12 })
+      .map((pieces) => pieces.join(""));
+    fc.assert(
+      fc.property(text, (value) => {
+        expect(escapeHtml(value)).toBe(reference(value));
+        expect(escapeHtml(value)).toBe(Mustache.escape(value));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   test("numbers and booleans are written as text; a missing value as nothing", () => {
