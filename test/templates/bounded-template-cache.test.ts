@@ -27,3 +27,19 @@ test("a lambda rendering ever-new strings does not grow the writer's parse cache
   expect(cache.size).toBe(1 + renderTimeCacheEntries);
   expect(writer.renderPage("page", source, { each }, {}, 100)).toBe("1000");
 });
+
+test("a template is cached once, under its source: rendering it again parses nothing and adds no entry", () => {
+  const writer = new PageWriter(1);
+  const source = "<p>{{#rows}}{{name}}{{/rows}}</p>";
+  const tokens = writer.compile(source);
+  const cache = writer.templateCache as BoundedTemplateCache;
+  for (let index = 0; index < 3; index++) {
+    expect(
+      writer.renderPage("page", source, { rows: [{ name: "a" }, { name: "b" }] }, {}, 100),
+    ).toBe("<p>ab</p>");
+  }
+  expect({ size: cache.size, same: writer.compile(source) === tokens }).toEqual({
+    size: 1,
+    same: true,
+  });
+});

@@ -9,6 +9,15 @@ import { PageBytes } from "./page-bytes.ts";
 const tags: [string, string] = ["{{", "}}"];
 const options: RenderOptions = Object.freeze({ tags, escape: escapeHtml });
 
+/** The parse cache as it is used: token arrays by source. */
+interface ParseCache {
+  get(source: string): TemplateToken[] | undefined;
+  set(source: string, tokens: TemplateToken[]): void;
+}
+
+/** What mustache.js takes for "no cache" (`typeof cache === "undefined"`). */
+const uncached = undefined as unknown as TemplateCache;
+
 /** Strings parsed at render time that may still be cached (re-indented partials, lambda text). */
 export const renderTimeCacheEntries = 256;
 
@@ -53,6 +62,31 @@ export class PageWriter extends Mustache.Writer {
   /** Parses `source` with the fixed tags, through the cache; throws Mustache's parse errors. */
   compile(source: string): readonly TemplateToken[] {
     return this.parse(source, tags);
+  }
+
+  /**
+   * mustache.js keys its cache by `source + ":" + tags.join(":")`, a new string on every render
+   * whose hash is computed afresh over the whole template (a fortunes page's 200 characters,
+   * once per page and once per section row); with the set's fixed tags the key is the source
+   * itself, whose hash the string keeps. Keys made by mustache.js for other tags always end in
+   * `:` and their tags, which no call here makes: the set never parses with other tags.
+   */
+  override parse(template: string, tagsOfCall?: Mustache.OpeningAndClosingTags): TemplateToken[] {
+    if (tagsOfCall !== tags) return super.parse(template, tagsOfCall);
+    // mustache.js's types say its cache holds strings; it holds token arrays.
+    const cache = this.templateCache as unknown as ParseCache;
+    let tokens = cache.get(template);
+    if (tokens === undefined) {
+      // Parsed without mustache.js's cache (it would keep a second entry under its own key).
+      this.templateCache = uncached;
+      try {
+        tokens = super.parse(template, tagsOfCall) as TemplateToken[];
+      } finally {
+        this.templateCache = cache as unknown as TemplateCache;
+      }
+      cache.set(template, tokens);
+    }
+    return tokens;
   }
 
   /** Renders one page within `maxPageBytes` UTF-8 bytes, or throws `PageTooLargeError`. */
