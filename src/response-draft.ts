@@ -62,7 +62,7 @@ export class ResponseDraft {
    */
   header(name: string, value: string): void {
     this.#assertHeadersOpen();
-    if (name.toLowerCase() === "content-type") {
+    if (isContentType(name)) {
       if (this.#stream !== undefined) {
         throw new TypeError(
           "corral: a stream's content type is set by stream(status, contentType)",
@@ -83,7 +83,7 @@ export class ResponseDraft {
    * if (ctx.response.getHeader("content-encoding") === undefined) compressIt();
    */
   getHeader(name: string): string | undefined {
-    if (name.toLowerCase() === "content-type" && this.#contentType !== undefined) {
+    if (isContentType(name) && this.#contentType !== undefined) {
       return this.#contentType;
     }
     return this.#exchange.responseHeader(name);
@@ -92,7 +92,7 @@ export class ResponseDraft {
   /** Removes every drafted line of header `name`; a `TypeError` once a stream's head is out. */
   removeHeader(name: string): void {
     this.#assertHeadersOpen();
-    if (name.toLowerCase() === "content-type") this.#contentType = undefined;
+    if (isContentType(name)) this.#contentType = undefined;
     this.#exchange.removeResponseHeader(name);
   }
 
@@ -362,7 +362,11 @@ function assertContentAllowed(status: number): void {
   }
 }
 
+/** The content type last found valid: most handlers answer with the same one every time. */
+let lastValidContentType = "text/plain; charset=utf-8";
+
 function validateContentType(value: string): void {
+  if (value === lastValidContentType) return;
   for (let index = 0; index < value.length; index++) {
     const code = value.charCodeAt(index);
     if (code < 0x20 || code === 0x7f || code > 0xff) {
@@ -372,4 +376,13 @@ function validateContentType(value: string): void {
   if (value.trim() === "" || value.trim() !== value) {
     throw new TypeError(`corral: invalid Content-Type ${JSON.stringify(value)}`);
   }
+  lastValidContentType = value;
+}
+
+/**
+ * Whether a header name is `Content-Type`, in any case. The length is looked at first: lowering
+ * every other name (`Server`, `Cache-Control`) made a new string on every call.
+ */
+function isContentType(name: string): boolean {
+  return name.length === 12 && name.toLowerCase() === "content-type";
 }

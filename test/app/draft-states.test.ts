@@ -159,3 +159,48 @@ test("setStatus() after a stream's first flush is a TypeError; the stream goes o
   ]);
   await app.stop();
 });
+
+test("an invalid Content-Type is a TypeError however often a valid one came before, and the drafted type stays", async () => {
+  const app = new App({ shared: {}, log: null });
+  const invalid = [
+    "text/plain\r\nX-Injected: 1",
+    "text/plain\n",
+    " text/plain",
+    "text/plain ",
+    "",
+    "text/plain; name=\u0100",
+    "text/\u007fplain",
+  ];
+  const outcomes: string[] = [];
+  app.route("GET", "/", (ctx) => {
+    for (const type of invalid) {
+      ctx.response.header("Content-Type", "text/plain; charset=utf-8");
+      ctx.response.header("content-type", "text/csv");
+      try {
+        ctx.response.header("CONTENT-TYPE", type);
+        outcomes.push("no error");
+      } catch (error) {
+        outcomes.push((error as Error).name);
+      }
+      try {
+        ctx.response.bytes(200, type, new Uint8Array([0x61]));
+        outcomes.push("no error");
+      } catch (error) {
+        outcomes.push((error as Error).name);
+      }
+    }
+    ctx.response.text(200, "kept");
+  });
+  const answer = await app.request("/");
+  expect({
+    outcomes,
+    status: answer.status,
+    type: answer.headers.get("content-type"),
+    body: await answer.text(),
+  }).toEqual({
+    outcomes: invalid.flatMap(() => ["TypeError", "TypeError"]),
+    status: 200,
+    type: "text/plain; charset=utf-8",
+    body: "kept",
+  });
+});
