@@ -128,6 +128,26 @@ describe("a page rendered to bytes is the page rendered to a string, encoded", (
     );
   });
 
+  test("template text split around a surrogate pair: each half on its own is U+FFFD, together one character", () => {
+    const writer = new PageWriter(4);
+    const cases: Array<[string, Record<string, string>]> = [
+      ["a\ud83d{{x}}", { x: "\ude00b" }],
+      ["{{x}}\ude00b", { x: "a\ud83d" }],
+      ["a\ud83d{{x}}\ude00", { x: "" }],
+      ["a\ud83d{{x}}c", { x: "b" }],
+      ["\ude00{{x}}\ud83d", { x: "\ud83d" }],
+    ];
+    // Twice each: the second page writes the text's bytes kept from the first.
+    for (const [source, view] of [...cases, ...cases]) {
+      const page = writer.renderPageBytes("page", source, view, {}, 1 << 10)!;
+      expect(Buffer.from(page).toString("hex")).toBe(
+        Buffer.from(encoder.encode(writer.renderPage("page", source, view, {}, 1 << 10))).toString(
+          "hex",
+        ),
+      );
+    }
+  });
+
   test("a lambda section's text, and another page a lambda renders meanwhile", async () => {
     const templates = new TemplateSet({
       templates: {

@@ -82,6 +82,26 @@ export class PageBytes {
     return true;
   }
 
+  /**
+   * Appends text encoded once before (a template's own text: `encodeTemplateText`), the same
+   * bytes `write(text, false)` would give; false when they would pass `maxPageBytes`.
+   */
+  writeEncoded(encoded: Uint8Array, text: string): boolean {
+    // A high surrogate waits from the last piece: the text's first unit decides what it becomes.
+    if (this.#high !== "") return this.write(text, false);
+    const at = this.length;
+    const end = at + encoded.length;
+    if (end > this.#buffer.length && !this.#grow(encoded.length)) return false;
+    const buffer = this.#buffer;
+    if (encoded.length <= loopedPieceLength) {
+      for (let index = 0; index < encoded.length; index++) buffer[at + index] = encoded[index]!;
+    } else {
+      buffer.set(encoded, at);
+    }
+    this.length = end;
+    return true;
+  }
+
   /** Copies an ASCII `piece` with a loop; false (nothing written) when it is not ASCII. */
   #copyAscii(piece: string): boolean {
     const buffer = this.#buffer;
@@ -107,4 +127,16 @@ export class PageBytes {
     }
     return needed <= this.#buffer.length;
   }
+}
+
+const textEncoder = new TextEncoder();
+
+/**
+ * A template's text as `writeEncoded` takes it, or null for text that cannot be written as
+ * bytes made once: text ending in a high surrogate, whose bytes depend on what comes next.
+ */
+export function encodeTemplateText(text: string): Uint8Array | null {
+  const last = text.charCodeAt(text.length - 1);
+  if (last >= 0xd800 && last <= 0xdbff) return null;
+  return textEncoder.encode(text);
 }

@@ -2,12 +2,18 @@ import Mustache, { type RenderOptions, type TemplateCache } from "mustache";
 import { escapeHtml } from "../html-escape.ts";
 import { PageTooLargeError } from "../template-errors.ts";
 import { BoundedTemplateCache } from "./bounded-template-cache.ts";
-import { PageBytes } from "./page-bytes.ts";
+import { encodeTemplateText, PageBytes } from "./page-bytes.ts";
 
 // Fixed rather than read from the globals `Mustache.tags` and `Mustache.escape`, which any code
 // in the process may reassign: the set parses and escapes the same way for its whole life.
 const tags: [string, string] = ["{{", "}}"];
 const options: RenderOptions = Object.freeze({ tags, escape: escapeHtml });
+
+/** Where a text token keeps its encoded bytes (see `PageWriter.#writeText`). */
+const encodedPlace = 4;
+
+/** A text token of mustache.js (`["text", text, start, end]`) with its bytes kept after it. */
+type TextToken = [string, string, number, number, (Uint8Array | null)?];
 
 /** The parse cache as it is used: token arrays by source. */
 interface ParseCache {
@@ -172,8 +178,12 @@ export class PageWriter extends Mustache.Writer {
       const symbol = token[0];
       let text: unknown;
       let escaping = false;
-      if (symbol === "text") text = token[1];
-      else if (symbol === "name") {
+      if (symbol === "text") {
+        if (!this.#writeText(token as unknown as TextToken, bytes)) {
+          throw tooLarge(budget!.templateName, budget!.maxPageBytes);
+        }
+        continue;
+      } else if (symbol === "name") {
         text = context.lookup(token[1]!);
         // A number's text (digits, ".", "-", "+", "e", "Infinity", "NaN") has nothing to escape.
         escaping = typeof text !== "number";
@@ -191,6 +201,20 @@ export class PageWriter extends Mustache.Writer {
       }
     }
     return "";
+  }
+
+  /**
+   * Writes a text token's bytes, encoded on its first page and kept in the token (parsed tokens
+   * are cached and shared by every page of the template; mustache.js reads only the first two
+   * places of a text token, so the fifth is free): false when they would pass `maxPageBytes`.
+   */
+  #writeText(token: TextToken, bytes: PageBytes): boolean {
+    let encoded = token[encodedPlace];
+    if (encoded === undefined) {
+      encoded = encodeTemplateText(token[1]);
+      token[encodedPlace] = encoded;
+    }
+    return encoded === null ? bytes.write(token[1], false) : bytes.writeEncoded(encoded, token[1]);
   }
 
   override render(
