@@ -73,7 +73,7 @@ export class PageWriter extends Mustache.Writer {
   /**
    * mustache.js keys its cache by `source + ":" + tags.join(":")`, a new string on every render
    * whose hash is computed afresh over the whole template (a fortunes page's 200 characters,
-   * once per page and once per section row); with the set's fixed tags the key is the source
+   * once per page and once per partial it includes); with the set's fixed tags the key is the source
    * itself, whose hash the string keeps. Keys made by mustache.js for other tags always end in
    * `:` and their tags, which no call here makes: the set never parses with other tags.
    */
