@@ -35,29 +35,13 @@ describe("escaping", () => {
   });
 
   test("escapeHtml gives what mustache.js's own escape gives, on any text", () => {
-    // mustache.js's default `escape` (a regular expression and a map) is the reference.
-    const reference = (text: string) =>
-      text.replace(
-        /[&<>"'`=/]/g,
-        (character) =>
-          ({
-            "&": "&amp;",
-            "<": "&lt;",
-            ">": "&gt;",
-            '"': "&quot;",
-            "'": "&#39;",
-            "/": "&#x2F;",
-            "`": "&#x60;",
-            "=": "&#x3D;",
-          })[character]!,
-      );
     const special = fc.constantFrom("&", "<", ">", '"', "'", "/", "`", "=");
     const text = fc
       .array(fc.oneof(special, fc.string({ unit: "binary", maxLength: 5 })), { maxLength: 12 })
       .map((pieces) => pieces.join(""));
     fc.assert(
       fc.property(text, (value) => {
-        expect(escapeHtml(value)).toBe(reference(value));
+        // mustache.js's own default escape (a regular expression and a map) is the reference.
         expect(escapeHtml(value)).toBe(Mustache.escape(value));
       }),
       { numRuns: 2000 },
