@@ -91,7 +91,14 @@ export {
 export { mediaTypeQuality, negotiate, parseAccept } from "./negotiation/accept.ts";
 export type { MediaRange } from "./negotiation/media-range.ts";
 export { Notifier, type NotifierListener } from "./notifier.ts";
-export { decodeText, formDecodeInto, params, percentDecodeInto } from "./params/codecs.ts";
+export {
+  decodeText,
+  formDecodeInto,
+  formDecodeText,
+  params,
+  percentDecodeInto,
+  percentDecodeText,
+} from "./params/codecs.ts";
 // Query, form and multipart
 export { DecodeError } from "./params/decode-error.ts";
 export { ParameterLimitError } from "./params/parameter-limit-error.ts";

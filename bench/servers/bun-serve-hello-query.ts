@@ -2,9 +2,9 @@
 // would parse the whole URL and every pair, so instead: the path and the raw query are sliced from
 // `request.url` (always absolute in Bun, so the path starts at the first "/" after "://"), the
 // query is split on "&" and "=" until the first `name` entry, and its value is decoded with
-// `decodeURIComponent` (percent-decoding plus fatal UTF-8 decoding, like percentDecodeInto +
-// TextDecoder; a `+` stays `+` in both). A malformed escape or invalid UTF-8 is a 400, another
-// path a 404. Same request counter and Content-Type as the corral servers.
+// `decodeURIComponent` (percent-decoding plus fatal UTF-8 decoding, like percentDecodeText; a
+// `+` stays `+` in both, and both return a value without escapes as it is). A malformed escape
+// or invalid UTF-8 is a 400, another path a 404. Same request counter and Content-Type as the corral servers.
 import { announceReady, parsePort } from "./cli.ts";
 import { helloText, nameContentType, namePath } from "./payloads.ts";
 

@@ -1,10 +1,11 @@
 // The corral App pipeline: App -> one middleware (a `before` hook setting a typed local) ->
 // router -> `GET /hello`, doing the demo's work: the raw `name` from the query
-// (`ctx.request.query().firstRaw`), `params.percentDecodeInto` into one 1024-byte buffer allocated
-// at startup, UTF-8 decoding with a fatal TextDecoder, `ctx.response.text(200, text)`. Without a
-// name: the shared greeting. A malformed escape, a name over 1024 bytes or invalid UTF-8 is a
-// DecodeError, which the App answers 400. Default limits.
-import { App, DecodeError, middleware, params } from "corral";
+// (`ctx.request.query().firstRaw`), `params.percentDecodeText` into one 1024-byte buffer allocated
+// at startup (percent-decoding and fatal UTF-8 decoding; a name with no escape and only ASCII is
+// its own decoding), `ctx.response.text(200, text)`. Without a name: the shared greeting. A
+// malformed escape, a name over 1024 bytes or invalid UTF-8 is a DecodeError, which the App
+// answers 400. Default limits.
+import { App, middleware, params } from "corral";
 import { announceReady, parsePort } from "./cli.ts";
 import { reportCorral } from "./corral-control.ts";
 import { helloText, nameBufferBytes, namePath } from "./payloads.ts";
@@ -15,8 +16,6 @@ interface Shared {
   readonly nameBuffer: Uint8Array;
   requests: number;
 }
-
-const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Numbers every request: the typed local `requestNumber`. */
 const requestCounter = middleware<{ requestNumber: number }, Record<never, never>, Shared>({
@@ -35,13 +34,7 @@ app.route("GET", namePath, (ctx) => {
     ctx.response.text(200, ctx.shared.greeting);
     return;
   }
-  const bytes = params.percentDecodeInto(name.valueRaw, ctx.shared.nameBuffer);
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    throw new DecodeError("invalidUtf8", "the decoded name is not valid UTF-8");
-  }
+  const text = params.percentDecodeText(name.valueRaw, ctx.shared.nameBuffer);
   ctx.response.text(200, text);
 });
 

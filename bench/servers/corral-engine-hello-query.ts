@@ -1,17 +1,16 @@
 // The "bare engine" baseline for the App pipeline: a corral-engine handler doing the App route's
 // decode work with the same codecs (`ParameterRecords.parse(exchange.query).firstRaw("name")`,
-// `percentDecodeInto` into one 1024-byte buffer allocated at startup, a fatal UTF-8
-// TextDecoder, `writeText`), the same request counter, and the same Content-Type, but no router,
-// Context, request view, response draft or middleware chain: a path comparison by hand, 404
-// otherwise, and a DecodeError answered 400. Default limits.
-import { DecodeError, ParameterRecords, percentDecodeInto } from "corral";
+// `percentDecodeText` into one 1024-byte buffer allocated at startup, `writeText`), the same
+// request counter, and the same Content-Type, but no router, Context, request view, response
+// draft or middleware chain: a path comparison by hand, 404 otherwise, and a DecodeError
+// answered 400. Default limits.
+import { DecodeError, ParameterRecords, percentDecodeText } from "corral";
 import { listen } from "corral/engine";
 import { announceReady, parsePort } from "./cli.ts";
 import { reportCorral } from "./corral-control.ts";
 import { helloText, nameBufferBytes, nameContentType, namePath } from "./payloads.ts";
 
 const nameBuffer = new Uint8Array(nameBufferBytes);
-const utf8 = new TextDecoder("utf-8", { fatal: true });
 /** The request counter the other servers keep in middleware, here counted inline. */
 const counter = { requests: 0 };
 
@@ -32,7 +31,7 @@ const server = listen({
     }
     let text: string;
     try {
-      text = utf8.decode(percentDecodeInto(name.valueRaw, nameBuffer));
+      text = percentDecodeText(name.valueRaw, nameBuffer);
     } catch (error) {
       exchange.setStatus(400);
       exchange.writeText(error instanceof DecodeError ? error.message : "invalid UTF-8");

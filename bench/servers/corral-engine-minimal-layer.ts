@@ -4,13 +4,12 @@
 // written at the end), one `before` hook setting a local, a map from path to route, and the same
 // decoding as `corral-engine-hello-query.ts`. No middleware chain, error mapping, cleanup,
 // dispatch key, body checks or streams: not an App anyone should ship.
-import { DecodeError, ParameterRecords, percentDecodeInto } from "corral";
+import { ParameterRecords, percentDecodeText } from "corral";
 import { type Exchange, listen } from "corral/engine";
 import { announceReady, parsePort } from "./cli.ts";
 import { helloText, nameBufferBytes, nameContentType, namePath } from "./payloads.ts";
 
 const nameBuffer = new Uint8Array(nameBufferBytes);
-const utf8 = new TextDecoder("utf-8", { fatal: true });
 const shared = { requests: 0 };
 
 class MinimalRequest {
@@ -63,13 +62,7 @@ const route = (ctx: MinimalContext) => {
     ctx.response.text(200, helloText);
     return;
   }
-  let text: string;
-  try {
-    text = utf8.decode(percentDecodeInto(name.valueRaw, nameBuffer));
-  } catch {
-    throw new DecodeError("invalidUtf8", "bad");
-  }
-  ctx.response.text(200, text);
+  ctx.response.text(200, percentDecodeText(name.valueRaw, nameBuffer));
 };
 const routes = new Map([[namePath, route]]);
 const server = listen({

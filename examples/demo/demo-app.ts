@@ -4,26 +4,26 @@ import { indexPage } from "./index-page.ts";
 /** The demo's shared state: the greeting and scratch space for decoding. */
 export interface DemoShared {
   readonly greeting: string;
+  /**
+   * Where a name is decoded, and the most its decoded bytes may take. Shared: the handler decodes
+   * and answers without awaiting, so no other request uses it meanwhile.
+   */
+  readonly nameScratch: Uint8Array;
   /** Decoded form text is never longer than the raw text, which fits in the body limit. */
   readonly formScratch: Uint8Array;
 }
 
 const nameBufferBytes = 1024;
 const indexBytes = new TextEncoder().encode(indexPage);
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
-function decodeUtf8(bytes: Uint8Array): string {
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    throw new DecodeError("invalidUtf8", "the decoded text is not valid UTF-8");
-  }
-}
 
 /** Builds the demo App: `GET /` (a page of forms), `GET /hello`, `POST /form`, `POST /upload`. */
 export function createDemoApp(): App<DemoShared> {
   const app = new App<DemoShared>({
-    shared: { greeting: "Hello, World!", formScratch: new Uint8Array(1024 * 1024) },
+    shared: {
+      greeting: "Hello, World!",
+      nameScratch: new Uint8Array(nameBufferBytes),
+      formScratch: new Uint8Array(1024 * 1024),
+    },
   });
 
   app.route("GET", "/", (ctx) => {
@@ -36,10 +36,10 @@ export function createDemoApp(): App<DemoShared> {
       ctx.response.text(200, ctx.shared.greeting);
       return;
     }
-    const buffer = new Uint8Array(nameBufferBytes);
-    let decoded: Uint8Array;
+    let text: string;
     try {
-      decoded = params.percentDecodeInto(name.valueRaw, buffer);
+      // Percent-escapes decoded, `+` kept, UTF-8 checked: a malformed name is a DecodeError (400).
+      text = params.percentDecodeText(name.valueRaw, ctx.shared.nameScratch);
     } catch (error) {
       if (error instanceof DecodeError && error.reason === "bufferTooSmall") {
         throw new DecodeError(
@@ -49,14 +49,14 @@ export function createDemoApp(): App<DemoShared> {
       }
       throw error;
     }
-    ctx.response.text(200, decodeUtf8(decoded));
+    ctx.response.text(200, text);
   });
 
   app.route("POST", "/form", (ctx) => {
     const scratch = ctx.shared.formScratch;
     for (const entry of ctx.request.form()) {
-      const name = decodeUtf8(params.formDecodeInto(entry.nameRaw, scratch));
-      const value = decodeUtf8(params.formDecodeInto(entry.valueRaw, scratch));
+      const name = params.formDecodeText(entry.nameRaw, scratch);
+      const value = params.formDecodeText(entry.valueRaw, scratch);
       ctx.response.print("{}={}\n", name, value);
     }
     ctx.response.setStatus(200);

@@ -4,6 +4,7 @@ const percentSign = 0x25;
 const plusSign = 0x2b;
 const space = 0x20;
 const largestByte = 0xff;
+const largestAscii = 0x7f;
 
 // `ignoreBOM: true` keeps a leading U+FEFF: it is data in a value, not a marker to strip
 // (WHATWG URL §5.1 decodes form values with "UTF-8 decode without BOM").
@@ -145,6 +146,60 @@ export function decodeText(bytes: Uint8Array): string {
 }
 
 /**
+ * Decodes a raw query value as {@link percentDecodeInto} does, into `buffer`, and returns the
+ * text: `decodeText(percentDecodeInto(raw, buffer))` in one call, with the same limit and the same
+ * errors. A value with no escape and only ASCII characters (most are) is its own decoding: it is
+ * returned as it is, after the same size check, with no bytes copied and no UTF-8 pass.
+ *
+ * @throws {DecodeError} as {@link percentDecodeInto} and {@link decodeText} do.
+ *
+ * @example
+ * const name = ctx.request.query().firstRaw("name");
+ * const text = name ? percentDecodeText(name.valueRaw, new Uint8Array(256)) : "";
+ */
+export function percentDecodeText(raw: string | Uint8Array, buffer: Uint8Array): string {
+  if (typeof raw === "string" && isOwnDecoding(raw, buffer, false)) return raw;
+  return decodeText(percentDecodeInto(raw, buffer));
+}
+
+/**
+ * Decodes an `application/x-www-form-urlencoded` value as {@link formDecodeInto} does, into
+ * `buffer`, and returns the text: `decodeText(formDecodeInto(raw, buffer))` in one call, with the
+ * same limit and errors. A value with no escape, no `+` and only ASCII characters is returned as
+ * it is, after the same size check.
+ *
+ * @throws {DecodeError} as {@link formDecodeInto} and {@link decodeText} do.
+ *
+ * @example
+ * for (const entry of ctx.request.form()) {
+ *   const value = formDecodeText(entry.valueRaw, scratch); // "a+b" gives "a b"
+ * }
+ */
+export function formDecodeText(raw: string | Uint8Array, buffer: Uint8Array): string {
+  if (typeof raw === "string" && isOwnDecoding(raw, buffer, true)) return raw;
+  return decodeText(formDecodeInto(raw, buffer));
+}
+
+/**
+ * Whether decoding `raw` would give `raw` back: no `%`, no `+` where it means a space, nothing
+ * above ASCII (a byte of a UTF-8 sequence, to be validated), and it fits in `buffer` (a longer
+ * value without escapes is the slow path's `bufferTooSmall`). Checking costs a loop over the
+ * characters; the copy, the view over the buffer and the UTF-8 decoder's call it spares cost
+ * several times that on a short value.
+ */
+function isOwnDecoding(raw: string, buffer: Uint8Array, plusIsSpace: boolean): boolean {
+  const length = raw.length;
+  if (length > buffer.length) return false;
+  for (let index = 0; index < length; index++) {
+    const code = raw.charCodeAt(index);
+    if (code === percentSign || code > largestAscii || (plusIsSpace && code === plusSign)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
  * The explicit decode operations, grouped as `params.*`. Each writes into a caller buffer.
  *
  * @example
@@ -152,4 +207,9 @@ export function decodeText(bytes: Uint8Array): string {
  * const name = ctx.request.query().firstRaw("name");
  * const text = name ? decodeText(params.percentDecodeInto(name.valueRaw, buffer)) : "";
  */
-export const params = Object.freeze({ percentDecodeInto, formDecodeInto });
+export const params = Object.freeze({
+  percentDecodeInto,
+  formDecodeInto,
+  percentDecodeText,
+  formDecodeText,
+});

@@ -97,14 +97,21 @@ test("the demo serves /hello, /form and /upload over fetch and raw bytes, and st
     client.send(
       `GET /hello?name=${fits} HTTP/1.1\r\nHost: x\r\n\r\n` +
         `GET /hello?name=${longName} HTTP/1.1\r\nHost: x\r\n\r\n` +
+        "GET /hello?name=caf%C3%A9+%2B HTTP/1.1\r\nHost: x\r\n\r\n" +
+        "GET /hello?name=%C3 HTTP/1.1\r\nHost: x\r\n\r\n" +
         "POST /form HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 15\r\n\r\na=1&a=2&b=%2B+x" +
         `POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: ${multipart.length}\r\n\r\n${multipart}`,
     );
-    const [exact, over, raw, rawUpload] = await client.responses(4);
+    const [exact, over, escaped, badUtf8, raw, rawUpload] = await client.responses(6);
     expect([exact!.status, exact!.text.length]).toEqual([200, 1024]);
     expect([over!.status, over!.text]).toEqual([
       400,
       "Bad Request: the decoded name does not fit in 1024 bytes\n",
+    ]);
+    expect([escaped!.status, escaped!.text]).toEqual([200, "café++"]);
+    expect([badUtf8!.status, badUtf8!.text]).toEqual([
+      400,
+      "Bad Request: decoded bytes are not valid UTF-8\n",
     ]);
     expect(raw!.text).toBe("a=1\na=2\nb=+ x\n");
     expect(JSON.parse(rawUpload!.text).files[0]).toEqual({

@@ -1,5 +1,13 @@
 import { describe, expect, test } from "bun:test";
-import { decodeText, formDecodeInto, params, percentDecodeInto } from "../../src/params/codecs.ts";
+import fc from "fast-check";
+import {
+  decodeText,
+  formDecodeInto,
+  formDecodeText,
+  params,
+  percentDecodeInto,
+  percentDecodeText,
+} from "../../src/params/codecs.ts";
 import { DecodeError, type DecodeErrorReason } from "../../src/params/decode-error.ts";
 
 const latin1 = (bytes: Uint8Array) =>
@@ -132,10 +140,90 @@ describe("decodeText", () => {
   });
 });
 
+/** What a decode gives: its text, or the reason of its DecodeError. */
+function outcomeOf(run: () => string): string {
+  try {
+    return `text:${run()}`;
+  } catch (error) {
+    if (error instanceof DecodeError) return `error:${error.reason}`;
+    throw error;
+  }
+}
+
+describe("percentDecodeText and formDecodeText", () => {
+  const textCodecs = [
+    { name: "percent", text: percentDecodeText, into: percentDecodeInto },
+    { name: "form", text: formDecodeText, into: formDecodeInto },
+  ] as const;
+
+  test("give what decodeText of the Into decoder gives, text or error, for any raw text", () => {
+    // Characters a raw value can hold, weighted toward the ones that change the decoding.
+    const character = fc.oneof(
+      fc.constantFrom("%", "+", "2", "B", "C3", "A9", "F", "z", "a", " ", "\u0000"),
+      fc.integer({ min: 0, max: 0x7f }).map((code) => String.fromCharCode(code)),
+      fc.integer({ min: 0x80, max: 0x100 }).map((code) => String.fromCharCode(code)),
+    );
+    const raw = fc.array(character, { maxLength: 24 }).map((pieces) => pieces.join(""));
+    fc.assert(
+      fc.property(raw, fc.integer({ min: 0, max: 32 }), (text, size) => {
+        for (const codec of textCodecs) {
+          const expected = outcomeOf(() => decodeText(codec.into(text, new Uint8Array(size))));
+          const actual = outcomeOf(() => codec.text(text, new Uint8Array(size)));
+          if (actual !== expected)
+            throw new Error(`${codec.name} ${JSON.stringify(text)}: ${actual}`);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  test("a plain ASCII value comes back as it is; escapes, + and UTF-8 are decoded", () => {
+    const buffer = new Uint8Array(32);
+    expect([
+      percentDecodeText("world", buffer),
+      percentDecodeText("a+b", buffer),
+      formDecodeText("a+b", buffer),
+      percentDecodeText("caf%C3%A9", buffer),
+      formDecodeText("caf%C3%A9+au+lait", buffer),
+      percentDecodeText("", buffer),
+    ]).toEqual(["world", "a+b", "a b", "café", "café au lait", ""]);
+  });
+
+  test("the buffer is the limit: a value of exactly its size passes, one byte more fails", () => {
+    for (const codec of textCodecs) {
+      expect(codec.text("abcd", new Uint8Array(4))).toBe("abcd");
+      expect(reasonOf(() => codec.text("abcde", new Uint8Array(4)))).toBe("bufferTooSmall");
+      // Judged on decoded bytes, as the Into decoders judge it: 6 raw characters, 4 bytes.
+      expect(codec.text("ab%41%42", new Uint8Array(4))).toBe("abAB");
+      expect(reasonOf(() => codec.text("ab%41%42c", new Uint8Array(4)))).toBe("bufferTooSmall");
+    }
+  });
+
+  test("errors are the Into decoders' and decodeText's", () => {
+    for (const codec of textCodecs) {
+      expect(reasonOf(() => codec.text("%zz", new Uint8Array(8)))).toBe("malformedEscape");
+      expect(reasonOf(() => codec.text("%C3", new Uint8Array(8)))).toBe("invalidUtf8");
+      expect(reasonOf(() => codec.text("\u00e9", new Uint8Array(8)))).toBe("invalidUtf8");
+      expect(reasonOf(() => codec.text("\u0100", new Uint8Array(8)))).toBe("characterOutOfRange");
+    }
+  });
+
+  test("raw bytes decode as the same raw text does", () => {
+    const encoder = new TextEncoder();
+    for (const codec of textCodecs) {
+      expect(codec.text(encoder.encode("a+caf%C3%A9"), new Uint8Array(16))).toBe(
+        codec.text("a+caf%C3%A9", new Uint8Array(16)),
+      );
+    }
+  });
+});
+
 describe("params namespace and DecodeError", () => {
   test("params groups both decoders and cannot be changed", () => {
     expect(params.percentDecodeInto).toBe(percentDecodeInto);
     expect(params.formDecodeInto).toBe(formDecodeInto);
+    expect(params.percentDecodeText).toBe(percentDecodeText);
+    expect(params.formDecodeText).toBe(formDecodeText);
     expect(Object.isFrozen(params)).toBe(true);
     expect(latin1(params.formDecodeInto("a+b", new Uint8Array(3)))).toBe("a b");
   });
