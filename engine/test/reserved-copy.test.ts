@@ -115,6 +115,42 @@ describe("HeaderLineCache", () => {
     expect(latin1(lines.subarray(200, 216))).toBe("Server: corral\r\n");
   });
 
+  /** One answer's header line: copied when kept, else encoded and reported. */
+  const draft = (cache: HeaderLineCache, name: string, value: string): boolean => {
+    if (cache.copy(name, value, lines, 300) >= 0) return true;
+    cache.encoded(name, value, lines, 300, encode(`${name}: ${value}\r\n`, 300));
+    return false;
+  };
+
+  test("two lines of one set, set on every answer, are both kept", () => {
+    // Both pick set 7 (lengths and first character): with one line a set, each displaced the
+    // other and both were encoded on every answer.
+    const cache = new HeaderLineCache(storage, reservation.whole);
+    const copied: boolean[] = [];
+    for (let answer = 0; answer < 4; answer++) {
+      copied.push(draft(cache, "Server", "corral"));
+      copied.push(draft(cache, "Content-Type", "text/plain; charset=utf-8"));
+    }
+    expect(copied).toEqual([false, false, false, false, true, true, true, true]);
+    lines.fill(0);
+    const end = cache.copy("Server", "corral", lines, 10);
+    expect(latin1(lines.subarray(10, end))).toBe("Server: corral\r\n");
+  });
+
+  test("a third line of a set takes the place of the one used least recently", () => {
+    // Same name, same value length and first character: one set.
+    const cache = new HeaderLineCache(storage, reservation.whole);
+    for (const value of ["a1", "a1", "a2", "a2"]) draft(cache, "X-Test", value);
+    expect([draft(cache, "X-Test", "a1"), draft(cache, "X-Test", "a2")]).toEqual([true, true]);
+    expect(draft(cache, "X-Test", "a1")).toBe(true); // a2 is now the one used least recently
+    for (const value of ["a3", "a3"]) draft(cache, "X-Test", value);
+    expect(["a1", "a2", "a3"].map((value) => draft(cache, "X-Test", value))).toEqual([
+      true,
+      false,
+      true,
+    ]);
+  });
+
   test("lines longer than an entry are never kept", () => {
     const cache = new HeaderLineCache(storage, null);
     const value = "x".repeat(200);
