@@ -16,8 +16,13 @@
 // code (the runtime, the collector, the interpreter) and the rest (libc, the kernel interface).
 // The JIT part repeats within about 0.5%. The default turns count 16,384 requests between the
 // two runs, the engine's pace of young collections, so each difference holds one; with other
-// turns a collection can fall in one run only and move Bun's part by thousands. Use it to compare two versions of the
-// code (a worktree of the old commit, as for bench/alternate.ts) or two servers on one request:
+// turns a collection can fall in one run only and move Bun's part by thousands. One request at a
+// time (`--pipeline 1`), collections JavaScriptCore starts on its own from an allocation, not
+// the engine's paced ones, can fall in the counted window too (valgrind runs the process many
+// times slower): on 2026-11-27 the App hello's window held four such, about 14 million
+// instructions each, and the bare engine's none, so Bun's part read 6,138 against 3,505. Compare
+// the JIT part there, or count 16 pipelined. Use it to compare two versions of the code (a
+// worktree of the old commit, as for bench/alternate.ts) or two servers on one request:
 //
 //   bun bench/instructions.ts bench/servers/corral-app-hello.ts:/hello?name=corral \
 //     bench/servers/corral-engine-hello-query.ts:/hello?name=corral
