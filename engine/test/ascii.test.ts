@@ -1,7 +1,13 @@
 // Numbers written straight into response bytes (Content-Length, chunk sizes): every digit count,
-// both sides of the 32-bit fast path, and the largest exact integer.
-import { expect, test } from "bun:test";
-import { writeDecimal, writeHex } from "../src/internal/ascii.ts";
+// both sides of the 32-bit fast path, and the largest exact integer; Latin-1 strings of request
+// bytes.
+import { describe, expect, test } from "bun:test";
+import {
+  latin1String,
+  latin1StringReusing,
+  writeDecimal,
+  writeHex,
+} from "../src/internal/ascii.ts";
 
 const decoder = new TextDecoder();
 
@@ -23,4 +29,34 @@ test("writeHex writes lower-case digits for chunk sizes", () => {
   for (const value of [0, 9, 10, 15, 16, 255, 4096, 0xabcdef, 2 ** 31, 2 ** 40 + 5]) {
     expect(written(writeHex, value)).toBe(value.toString(16));
   }
+});
+
+describe("latin1String", () => {
+  test("reads every byte as the code point of the same value, at any offset into any view", () => {
+    const bytes = new Uint8Array(300);
+    for (let index = 0; index < 256; index++) bytes[index + 20] = index;
+    const view = bytes.subarray(20, 276);
+    const text = latin1String(view, 0, 256);
+    expect(text.length).toBe(256);
+    expect(Array.from(text, (character) => character.charCodeAt(0))).toEqual(
+      Array.from({ length: 256 }, (_, index) => index),
+    );
+    for (const [start, end] of [
+      [0, 0],
+      [5, 6],
+      [200, 231],
+      [10, 42],
+      [0, 256],
+    ] as const) {
+      expect(latin1String(view, start, end)).toBe(text.slice(start, end));
+    }
+  });
+
+  test("the reusing form returns the previous string when the bytes spell it", () => {
+    const bytes = new TextEncoder().encode("xx/path?q=1");
+    const first = latin1StringReusing(bytes, 2, 7, "");
+    expect(first).toBe("/path");
+    expect(latin1StringReusing(bytes, 2, 7, first)).toBe(first);
+    expect(latin1StringReusing(bytes, 2, 11, first)).toBe("/path?q=1");
+  });
 });

@@ -61,13 +61,24 @@ export function writeHex(target: Uint8Array, offset: number, value: number): num
   return offset + digits;
 }
 
-/** Makes a string of bytes `[start, end)`, reading them as Latin-1 (header text is not UTF-8). */
-export function latin1String(bytes: Uint8Array, start: number, end: number): string {
-  if (end - start < 32) {
-    let text = "";
-    for (let index = start; index < end; index++) text += String.fromCharCode(bytes[index]!);
-    return text;
+/**
+ * Bun's native Latin-1 decoding of a byte range (Node's `buffer.latin1Slice(start, end)`), which
+ * works on any `Uint8Array`; undefined where the runtime lacks it.
+ */
+const nativeLatin1Slice = (
+  Buffer.prototype as unknown as {
+    readonly latin1Slice?: (this: Uint8Array, start: number, end: number) => string;
   }
+).latin1Slice;
+
+/**
+ * Makes a string of bytes `[start, end)`, reading them as Latin-1 (header text is not UTF-8).
+ * One native call: a JavaScript loop appending `String.fromCharCode` made a rope that had to be
+ * flattened when first read, and an 8-byte value cost about 150 ns against 55, a 20-byte one
+ * about 300 against 50-100 (a `Buffer` view and `toString`, for longer ones, about 150-200).
+ */
+export function latin1String(bytes: Uint8Array, start: number, end: number): string {
+  if (nativeLatin1Slice !== undefined) return nativeLatin1Slice.call(bytes, start, end);
   return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString("latin1");
 }
 
