@@ -1,3 +1,5 @@
+import { latin1String } from "./ascii.ts";
+
 // Reads and edits the serialised response header lines ("Name: value\r\n", Latin-1) in a worker's
 // header area, so that an `after` hook can see what was drafted without a second copy of it.
 
@@ -33,7 +35,7 @@ export function readHeaderValue(
   for (let start = 0; start < length; ) {
     const end = lineEnd(lines, start, length);
     if (lineHasName(lines, start, lowerName)) {
-      const text = latin1(lines, start + lowerName.length + 2, end - 2);
+      const text = latin1String(lines, start + lowerName.length + 2, end - 2);
       value = value === undefined ? text : `${value}, ${text}`;
     }
     start = end;
@@ -53,10 +55,4 @@ export function removeHeaderLines(lines: Uint8Array, length: number, lowerName: 
     start = end;
   }
   return kept;
-}
-
-function latin1(bytes: Uint8Array, start: number, end: number): string {
-  let text = "";
-  for (let index = start; index < end; index++) text += String.fromCharCode(bytes[index]!);
-  return text;
 }
