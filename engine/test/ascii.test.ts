@@ -7,6 +7,7 @@ import {
   latin1StringReusing,
   writeDecimal,
   writeHex,
+  writeLatin1,
 } from "../src/internal/ascii.ts";
 
 const decoder = new TextDecoder();
@@ -59,4 +60,19 @@ describe("latin1String", () => {
     expect(latin1StringReusing(bytes, 2, 7, first)).toBe(first);
     expect(latin1StringReusing(bytes, 2, 11, first)).toBe("/path?q=1");
   });
+});
+
+describe("writeLatin1", () => {
+  const every = Array.from({ length: 256 }, (_, code) => String.fromCharCode(code)).join("");
+  for (const length of [0, 1, 63, 64, 65, 256]) {
+    test(`writes ${length} characters as their bytes at an offset into a view`, () => {
+      const text = every.slice(256 - length);
+      const whole = new Uint8Array(300).fill(7);
+      const view = whole.subarray(10, 290);
+      expect(writeLatin1(view, 3, text)).toBe(3 + length);
+      expect([...view.subarray(3, 3 + length)]).toEqual(Array.from(text, (c) => c.charCodeAt(0)));
+      // Nothing around the range is touched.
+      expect([whole[12], whole[13 + length]]).toEqual([7, 7]);
+    });
+  }
 });
