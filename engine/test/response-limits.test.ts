@@ -58,6 +58,29 @@ test("stagingBytes: a staged body of exactly the limit is sent whole, one byte m
   expect((await client.response()).text).toBe("x".repeat(300));
 });
 
+test("writeText encodes as TextEncoder does, and its UTF-8 of exactly the staging passes", async () => {
+  const limits = { stagingBytes: 300 };
+  // 100 three-byte characters: 300 bytes.
+  expect(await outcomes(limits, (exchange) => exchange.writeText("€".repeat(100)))).toBe("ok");
+  expect(await outcomes(limits, (exchange) => exchange.writeText("€".repeat(101)))).toBe(
+    "ResponseLimitError:stagingBytes",
+  );
+  // ASCII of the staging's size.
+  expect(await outcomes(limits, (exchange) => exchange.writeText("x".repeat(300)))).toBe("ok");
+  expect(await outcomes(limits, (exchange) => exchange.writeText("x".repeat(301)))).toBe(
+    "ResponseLimitError:stagingBytes",
+  );
+  const texts = ["€".repeat(100), `${"é€😀".repeat(10)} lone \ud800 and \udc00 ${"a".repeat(40)}`];
+  await using server = startServer((exchange) => {
+    exchange.writeText(texts[exchange.path === "/whole" ? 0 : 1]!);
+  }, limits);
+  using client = await RawClient.connect(server.port);
+  client.send("GET /whole HTTP/1.1\r\nHost: h\r\n\r\nGET /mixed HTTP/1.1\r\nHost: h\r\n\r\n");
+  const [whole, mixed] = await client.responses(2);
+  expect([...whole!.body]).toEqual([...new TextEncoder().encode(texts[0])]);
+  expect([...mixed!.body]).toEqual([...new TextEncoder().encode(texts[1])]);
+});
+
 test("maxResponseBytes bounds a stream: exactly the limit streams, one byte more fails", async () => {
   const results: string[] = [];
   await using server = startServer(
