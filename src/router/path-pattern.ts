@@ -47,41 +47,76 @@ export function compilePathPattern(path: string): PathPattern {
 }
 
 /**
- * Matches a request path against a dynamic pattern; returns the captures (each segment
- * percent-decoded once by the canonicalizer's `decodePathSegment`) or undefined. A capture with
- * a malformed escape or bytes that are not UTF-8 throws `URIError`. Captures are not canonical
- * paths: a handler that uses one as a file name checks it (or uses `canonicalPath`).
+ * Matches a request path (starting with `/`) against a dynamic pattern; returns the captures
+ * (each segment percent-decoded once by the canonicalizer's `decodePathSegment`) or undefined. A
+ * capture with a malformed escape or bytes that are not UTF-8 throws `URIError`. Captures are not
+ * canonical paths: a handler that uses one as a file name checks it (or uses `canonicalPath`).
+ *
+ * The path is read in place: its segments are counted, then a static segment is compared where
+ * it stands and only a capture becomes a string of its own, decoded in order (so a path of the
+ * pattern's length whose capture does not decode throws even if a later segment differs, as
+ * when the path was split first). Splitting the path first made an array and a string for every
+ * segment: a route with two captures cost 44% more than a static one.
  */
 export function matchPathPattern(
   pattern: PathPattern,
-  pathParts: readonly string[],
+  path: string,
 ): Record<string, string> | undefined {
   const segments = pattern.segments;
-  const last = segments[segments.length - 1];
-  const hasRest = last?.kind === "rest";
-  if (hasRest ? pathParts.length < segments.length - 1 : pathParts.length !== segments.length) {
-    return undefined;
-  }
+  const hasRest = segments[segments.length - 1]?.kind === "rest";
+  const count = countSegments(path, segments.length + 1);
+  if (hasRest ? count < segments.length - 1 : count !== segments.length) return undefined;
   const captures: Record<string, string> = {};
+  const length = path.length;
+  // Where the current segment starts: past the end once the path has no segment left.
+  let start = 1;
   for (let index = 0; index < segments.length; index++) {
     const segment = segments[index]!;
     if (segment.kind === "rest") {
-      const decoded: string[] = [];
-      for (let at = index; at < pathParts.length; at++) {
-        decoded.push(decodeCapture(pathParts[at]!));
-      }
-      captures[segment.name] = decoded.join("/");
+      captures[segment.name] = start > length ? "" : decodeRest(path.slice(start));
       return captures;
     }
-    const part = pathParts[index]!;
-    if (segment.kind === "static") {
-      if (part !== segment.text) return undefined;
-    } else {
-      if (part.length === 0) return undefined;
-      captures[segment.name] = decodeCapture(part);
+    // Character loops, not indexOf and startsWith: a path is short, and each call of those
+    // cost more than the loop it replaces.
+    let end = start;
+    let escaped = false;
+    for (; end < length; end++) {
+      const code = path.charCodeAt(end);
+      if (code === slash) break;
+      if (code === percent) escaped = true;
     }
+    if (segment.kind === "static") {
+      const text = segment.text;
+      if (end - start !== text.length) return undefined;
+      for (let at = 0; at < text.length; at++) {
+        if (path.charCodeAt(start + at) !== text.charCodeAt(at)) return undefined;
+      }
+    } else {
+      if (end === start) return undefined;
+      const raw = path.slice(start, end);
+      captures[segment.name] = escaped ? decodeCapture(raw) : raw;
+    }
+    start = end + 1;
   }
   return captures;
+}
+
+const slash = 0x2f;
+const percent = 0x25;
+
+/** The segments of `path` (its `/`s, the leading one excepted, plus one), counted up to `limit`. */
+function countSegments(path: string, limit: number): number {
+  let count = 1;
+  for (let index = 1; index < path.length && count < limit; index++) {
+    if (path.charCodeAt(index) === slash) count++;
+  }
+  return count;
+}
+
+/** The rest of a path (`a/b%20c/`): each segment decoded once, joined again with `/`. */
+function decodeRest(rest: string): string {
+  if (rest.indexOf("%") === -1) return rest;
+  return rest.split("/").map(decodeCapture).join("/");
 }
 
 /** One captured segment, decoded once. */

@@ -92,9 +92,8 @@ export class Router<Handler> {
     }
     // Only an origin path can match a pattern: "*" (OPTIONS *) is no path of any route.
     if (this.#dynamic.length === 0 || path.charCodeAt(0) !== slash) return notFound;
-    const parts = path.slice(1).split("/");
     for (const entry of this.#dynamic) {
-      const params = matchPathPattern(entry.pattern, parts);
+      const params = matchPathPattern(entry.pattern, path);
       if (params !== undefined) return pick(entry, method, params);
     }
     return notFound;

@@ -1,5 +1,13 @@
-// The router on its own: static paths, the remembered last match, dynamic patterns, HEAD.
+// The router on its own: static paths, the remembered last match, dynamic patterns, HEAD; the
+// pattern matcher against the split-based matcher it replaced.
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { decodePathSegment } from "../../src/router/canonical-path.ts";
+import {
+  compilePathPattern,
+  matchPathPattern,
+  type PathPattern,
+} from "../../src/router/path-pattern.ts";
 import { Router } from "../../src/router/router.ts";
 
 function found(router: Router<string>, method: string, path: string): string | undefined {
@@ -37,5 +45,97 @@ describe("Router", () => {
     expect(result.kind === "methodNotAllowed" && result.entry.allow).toBe(
       "GET, HEAD, POST, OPTIONS",
     );
+  });
+});
+
+/**
+ * The matcher before it read the path in place: the path split at every `/`, then compared
+ * segment by segment. Kept here as the reference the in-place matcher must agree with.
+ */
+function matchBySplitting(
+  pattern: PathPattern,
+  path: string,
+): Record<string, string> | "malformed" | undefined {
+  const parts = path.slice(1).split("/");
+  const segments = pattern.segments;
+  const hasRest = segments[segments.length - 1]?.kind === "rest";
+  if (hasRest ? parts.length < segments.length - 1 : parts.length !== segments.length) {
+    return undefined;
+  }
+  const captures: Record<string, string> = {};
+  for (let index = 0; index < segments.length; index++) {
+    const segment = segments[index]!;
+    if (segment.kind === "rest") {
+      const decoded = parts.slice(index).map(decodePathSegment);
+      if (decoded.includes(undefined)) return "malformed";
+      captures[segment.name] = decoded.join("/");
+      return captures;
+    }
+    const part = parts[index]!;
+    if (segment.kind === "static") {
+      if (part !== segment.text) return undefined;
+    } else {
+      if (part.length === 0) return undefined;
+      const decoded = decodePathSegment(part);
+      if (decoded === undefined) return "malformed";
+      captures[segment.name] = decoded;
+    }
+  }
+  return captures;
+}
+
+function matchOrMalformed(
+  pattern: PathPattern,
+  path: string,
+): Record<string, string> | "malformed" | undefined {
+  try {
+    return matchPathPattern(pattern, path);
+  } catch (error) {
+    if (error instanceof URIError) return "malformed";
+    throw error;
+  }
+}
+
+describe("matchPathPattern", () => {
+  const patterns = [
+    "/users/:id",
+    "/users/:id/posts/:post",
+    "/files/*rest",
+    "/*rest",
+    "/a/:x/b",
+    "/:x",
+    "/:x/:y",
+    "/a/b/*rest",
+  ].map(compilePathPattern);
+
+  test("agrees with splitting the path first, on every pattern and any path", () => {
+    const segment = fc.oneof(
+      fc.constantFrom("users", "posts", "files", "a", "b", "", "7", "%41", "%zz", "%C3%A9", "%FF"),
+      fc.string({ unit: fc.constantFrom("a", "b", "%", "2", "F", "."), maxLength: 4 }),
+    );
+    const path = fc.array(segment, { maxLength: 6 }).map((parts) => `/${parts.join("/")}`);
+    fc.assert(
+      fc.property(path, (text) => {
+        for (const pattern of patterns) {
+          const expected = matchBySplitting(pattern, text);
+          const actual = matchOrMalformed(pattern, text);
+          if (JSON.stringify(actual) !== JSON.stringify(expected)) {
+            throw new Error(`${pattern.path} on ${text}: ${JSON.stringify(actual)}`);
+          }
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  test("reads captures, a trailing slash and the rest as the routes promise", () => {
+    const [user, post, files] = patterns;
+    expect(matchPathPattern(user!, "/users/12345")).toEqual({ id: "12345" });
+    expect(matchPathPattern(user!, "/users/12345/")).toBeUndefined();
+    expect(matchPathPattern(user!, "/users/")).toBeUndefined();
+    expect(matchPathPattern(post!, "/users/7/posts/caf%C3%A9")).toEqual({ id: "7", post: "café" });
+    expect(matchPathPattern(files!, "/files")).toEqual({ rest: "" });
+    expect(matchPathPattern(files!, "/files/a//b%20c/")).toEqual({ rest: "a//b c/" });
+    expect(() => matchPathPattern(files!, "/files/a/%FF")).toThrow(URIError);
   });
 });
