@@ -211,7 +211,10 @@ export class ExchangeRequest {
       if (end - start !== name.length) continue;
       let same = true;
       for (let at = 0; at < name.length; at++) {
-        if ((buffer[start + at]! | 0x20) !== (name.charCodeAt(at) | 0x20)) {
+        const sent = buffer[start + at]!;
+        const asked = name.charCodeAt(at);
+        // Only letters fold: "^" and "~" (or "@" and "`") differ by the same bit as "A" and "a".
+        if (sent !== asked && ((sent | 0x20) !== (asked | 0x20) || !isLetter(sent))) {
           same = false;
           break;
         }
@@ -314,4 +317,10 @@ function methodMatches(buffer: Uint8Array, base: number, method: string): boolea
     if (buffer[base + index] !== method.charCodeAt(index)) return false;
   }
   return true;
+}
+
+/** Whether `code` is an ASCII letter, either case. */
+function isLetter(code: number): boolean {
+  const lower = code | 0x20;
+  return lower >= 0x61 && lower <= 0x7a;
 }

@@ -13,3 +13,22 @@ test("a pipelined pair is answered in order on one connection", async () => {
   expect(first!.text).toBe("GET /a?x=1 1.1\npath=/a query=x=1\nheaders=Host=h\nbody=");
   expect(second!.text).toContain("body=abc");
 });
+
+test("a header is found by its name in any letter case, and only letters fold", async () => {
+  await using server = startServer((exchange) => {
+    const lookups = [
+      "x-caret^name",
+      "X-CARET^NAME",
+      "x-caret~name",
+      "x-tilde~name",
+      "x-tilde^name",
+    ];
+    exchange.writeText(lookups.map((name) => `${name}=${exchange.header(name) ?? "-"}`).join(" "));
+  });
+  using client = await RawClient.connect(server.port);
+  // "^" and "~" differ by the bit that folds letters' case: neither may stand for the other.
+  client.send("GET / HTTP/1.1\r\nHost: h\r\nX-Caret^Name: c\r\nX-Tilde~Name: t\r\n\r\n");
+  expect((await client.response()).text).toBe(
+    "x-caret^name=c X-CARET^NAME=c x-caret~name=- x-tilde~name=t x-tilde^name=-",
+  );
+});
