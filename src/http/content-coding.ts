@@ -21,6 +21,43 @@ export function chooseContentCoding(
   available: readonly ContentCoding[],
 ): ContentCoding | "identity" | undefined {
   if (acceptEncoding === undefined) return "identity";
+  if (
+    acceptEncoding === lastChoice.acceptEncoding &&
+    sameCodings(available, lastChoice.available)
+  ) {
+    return lastChoice.coding;
+  }
+  const coding = chooseAmong(acceptEncoding, available);
+  lastChoice.acceptEncoding = acceptEncoding;
+  lastChoice.available = [...available];
+  lastChoice.coding = coding;
+  return coding;
+}
+
+/**
+ * The last choice made. A client sends the same `Accept-Encoding` on every request, and most
+ * clients one of a few (a browser's `gzip, deflate, br, zstd`): the same value (compared as text)
+ * and the same codings (compared one by one, kept as a copy) give the same answer, where parsing
+ * the value made a map and a string for each coding on every answer.
+ */
+const lastChoice: {
+  acceptEncoding: string | undefined;
+  available: readonly ContentCoding[];
+  coding: ContentCoding | "identity" | undefined;
+} = { acceptEncoding: undefined, available: [], coding: undefined };
+
+function sameCodings(codings: readonly ContentCoding[], kept: readonly ContentCoding[]): boolean {
+  if (codings.length !== kept.length) return false;
+  for (let index = 0; index < codings.length; index++) {
+    if (codings[index] !== kept[index]) return false;
+  }
+  return true;
+}
+
+function chooseAmong(
+  acceptEncoding: string,
+  available: readonly ContentCoding[],
+): ContentCoding | "identity" | undefined {
   const weights = parseAcceptEncoding(acceptEncoding);
   let chosen: ContentCoding | undefined;
   let best = 0;

@@ -36,3 +36,17 @@ test("a long hostile header is read in one pass", () => {
   const hostile = `${"gzip;q=0.5;".repeat(20_000)}, ${",".repeat(100_000)}br`;
   expect(chooseContentCoding(hostile, available)).toBe("br");
 });
+
+test("a value asked again is answered as the first time, also when the codings differ or change", () => {
+  const codings: ContentCoding[] = ["br", "gzip"];
+  const answers = [
+    chooseContentCoding("gzip, br", codings),
+    chooseContentCoding("gzip, br", codings),
+    chooseContentCoding("gzip, br", codings.reverse()), // the same array, now gzip first
+    chooseContentCoding("gzip, br", ["zstd"]),
+    chooseContentCoding("gzip, br", ["br", "gzip"]),
+    chooseContentCoding("br;q=0, gzip", ["br", "gzip"]),
+    chooseContentCoding("gzip, br", ["br", "gzip"]),
+  ];
+  expect(answers).toEqual(["br", "br", "gzip", "identity", "br", "gzip", "br"]);
+});
