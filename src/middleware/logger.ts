@@ -97,9 +97,10 @@ export function logger(options: LoggerOptions = {}) {
 }
 
 function lineOf(ctx: AnyContext, entry: Started, outcome: RequestOutcome): RequestLogLine {
-  const reason = ctx.signal.reason;
+  // Read only for an aborted request: reading `ctx.signal` makes the request's AbortController,
+  // which cost every logged request about a microsecond for a reason that is then unused.
+  const reason = outcome === "aborted" ? ctx.signal.reason : undefined;
   const timedOut =
-    outcome === "aborted" &&
     reason instanceof Error &&
     (reason.message.includes("deadline") || reason.message.includes("Timeout"));
   const status = outcome === "aborted" && entry.status === null ? null : entry.status;
