@@ -106,7 +106,7 @@ function lineOf(ctx: AnyContext, entry: Started, outcome: RequestOutcome): Reque
   const status = outcome === "aborted" && entry.status === null ? null : entry.status;
   const failed = outcome === "error" && (status === null || status >= 500);
   return {
-    time: new Date().toISOString(),
+    time: isoTimeNow(),
     level:
       failed || (status !== null && status >= 500)
         ? "error"
@@ -123,6 +123,22 @@ function lineOf(ctx: AnyContext, entry: Started, outcome: RequestOutcome): Reque
     remoteAddress: entry.remoteAddress,
     outcome: timedOut ? "timeout" : outcome,
   };
+}
+
+/** The millisecond `isoTimeNow` last formatted, and its text. */
+const lastTime = { milliseconds: -1, text: "" };
+
+/**
+ * The current time in ISO 8601 (`2026-11-27T13:49:47.123Z`), formatted once a millisecond: a
+ * busy server logs dozens of requests in each, and formatting took about 2% of a logged request.
+ */
+function isoTimeNow(): string {
+  const now = Date.now();
+  if (now !== lastTime.milliseconds) {
+    lastTime.milliseconds = now;
+    lastTime.text = new Date(now).toISOString();
+  }
+  return lastTime.text;
 }
 
 function requestIdOf(ctx: AnyContext): string | null {

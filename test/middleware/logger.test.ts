@@ -120,6 +120,11 @@ test("one JSON line per request: success, errors, a client that left and a deadl
     true,
   );
   expect(lines.every((line) => !Number.isNaN(Date.parse(line.time)))).toBe(true);
+  // ISO 8601 to the millisecond, and the time of the request (it is formatted once a millisecond).
+  expect(lines.every((line) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(line.time))).toBe(
+    true,
+  );
+  expect(lines.every((line) => Math.abs(Date.parse(line.time) - Date.now()) < 10_000)).toBe(true);
   expect(log.stats()).toEqual({ written: 6, dropped: 0, queued: 0 });
   await app.stop();
 });
