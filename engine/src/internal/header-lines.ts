@@ -1,7 +1,7 @@
-import { latin1String } from "./ascii.ts";
-
 // Reads and edits the serialised response header lines ("Name: value\r\n", Latin-1) in a worker's
 // header area, so that an `after` hook can see what was drafted without a second copy of it.
+
+import { latin1String } from "./ascii.ts";
 
 /** Whether the line at `start` has the header name `lowerName` (compared case-insensitively). */
 function lineHasName(lines: Uint8Array, start: number, lowerName: string): boolean {
