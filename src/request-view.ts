@@ -18,6 +18,17 @@ export interface RequestViewLimits {
 
 const textDecoder = new TextDecoder("utf-8", { fatal: true });
 
+/** What a request view parses or learns only for some requests, cached once it is. */
+class SeldomViewState {
+  form: ParameterRecords | undefined = undefined;
+  multipart: readonly MultipartPart[] | undefined = undefined;
+  cookies: CookieEntry[] | undefined = undefined;
+  json: { readonly value: unknown } | undefined = undefined;
+  remoteAddress: RemoteAddress | undefined | null = null;
+  /** Where the body should have been read, once the worker holding it was given back. */
+  bodyReleasedHint: string | undefined = undefined;
+}
+
 /**
  * The request as the handler sees it. Everything is borrowed from the engine's buffers and valid
  * only until the handler returns: afterwards every member throws a `TypeError` saying so. Query,
@@ -31,13 +42,8 @@ export class RequestView {
   readonly #limits: RequestViewLimits;
   #active = true;
   #query: ParameterRecords | undefined;
-  #form: ParameterRecords | undefined;
-  #multipart: readonly MultipartPart[] | undefined;
-  #cookies: CookieEntry[] | undefined;
-  #json: { readonly value: unknown } | undefined;
-  #remoteAddress: RemoteAddress | undefined | null = null;
-  /** Where the body should have been read, once the worker holding it was given back. */
-  #bodyReleasedHint: string | undefined;
+  /** Made on first use: most requests read none of it, and a smaller view is cheaper to make. */
+  #seldom: SeldomViewState | undefined;
 
   /** @internal Made by the App for each request. */
   constructor(exchange: Exchange, limits: RequestViewLimits) {
@@ -64,15 +70,19 @@ export class RequestView {
    * wait); `readItWhere` says where the handler should have read it.
    */
   releaseBody(readItWhere: string): void {
-    this.#bodyReleasedHint = readItWhere;
+    this.#seldomState().bodyReleasedHint = readItWhere;
+  }
+
+  #seldomState(): SeldomViewState {
+    this.#seldom ??= new SeldomViewState();
+    return this.#seldom;
   }
 
   #assertBodyLive(): void {
     this.assertLive();
-    if (this.#bodyReleasedHint !== undefined) {
-      throw new TypeError(
-        `corral: the request body went with the engine worker; read it ${this.#bodyReleasedHint}`,
-      );
+    const hint = this.#seldom?.bodyReleasedHint;
+    if (hint !== undefined) {
+      throw new TypeError(`corral: the request body went with the engine worker; read it ${hint}`);
     }
   }
 
@@ -106,8 +116,9 @@ export class RequestView {
    */
   get remoteAddress(): RemoteAddress | undefined {
     this.assertLive();
-    if (this.#remoteAddress === null) this.#remoteAddress = remoteAddressOf(this.#exchange);
-    return this.#remoteAddress;
+    const seldom = this.#seldomState();
+    if (seldom.remoteAddress === null) seldom.remoteAddress = remoteAddressOf(this.#exchange);
+    return seldom.remoteAddress;
   }
 
   /** The first header named `name` (case-insensitive), or undefined. */
@@ -160,14 +171,17 @@ export class RequestView {
    * Parsed on first use and cached, so later calls return the same value.
    */
   json(): unknown {
-    if (this.#json !== undefined) return this.#json.value;
+    const known = this.#seldom?.json;
+    if (known !== undefined) return known.value;
     const text = this.text();
+    let value: unknown;
     try {
-      this.#json = { value: JSON.parse(text) };
+      value = JSON.parse(text);
     } catch (error) {
       throw new DecodeError("invalidJson", `the request body is not JSON: ${messageOf(error)}`);
     }
-    return this.#json.value;
+    this.#seldomState().json = { value };
+    return value;
   }
 
   /** The query as ordered raw entries; more than `maxParameters` is a `ParameterLimitError`. */
@@ -193,7 +207,8 @@ export class RequestView {
   form(): ParameterRecords {
     this.assertLive();
     // The parsed records are made from a copy of the body, so they outlive a released body.
-    if (this.#form !== undefined) return this.#form;
+    const known = this.#seldom?.form;
+    if (known !== undefined) return known;
     this.#assertBodyLive();
     const type = this.#contentType();
     if (type !== "application/x-www-form-urlencoded") {
@@ -207,8 +222,9 @@ export class RequestView {
     }
     // Read through a view, not a copy: one Latin-1 string of the body's own size, no more.
     const raw = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("latin1");
-    this.#form = ParameterRecords.parse(raw, this);
-    return this.#form;
+    const form = ParameterRecords.parse(raw, this);
+    this.#seldomState().form = form;
+    return form;
   }
 
   /**
@@ -217,7 +233,8 @@ export class RequestView {
    */
   multipart(): readonly MultipartPart[] {
     this.#assertBodyLive();
-    if (this.#multipart === undefined) {
+    const seldom = this.#seldomState();
+    if (seldom.multipart === undefined) {
       const header = this.#exchange.header("content-type") ?? "";
       if (this.#contentType() !== "multipart/form-data") {
         throw new MediaTypeError("multipart/form-data", this.#contentType());
@@ -226,9 +243,9 @@ export class RequestView {
         maxParts: this.#limits.maxMultipartParts,
         maxPartHeaderBytes: this.#limits.maxMultipartPartHeaderBytes,
       });
-      this.#multipart = parts.map((part) => borrowedPart(part, () => this.#assertBodyLive()));
+      seldom.multipart = parts.map((part) => borrowedPart(part, () => this.#assertBodyLive()));
     }
-    return this.#multipart;
+    return seldom.multipart;
   }
 
   /**
@@ -259,8 +276,9 @@ export class RequestView {
    */
   cookies(): readonly CookieEntry[] {
     this.assertLive();
-    this.#cookies ??= parseCookieHeader(this.#cookieHeader());
-    return this.#cookies;
+    const seldom = this.#seldomState();
+    seldom.cookies ??= parseCookieHeader(this.#cookieHeader());
+    return seldom.cookies;
   }
 
   /**
