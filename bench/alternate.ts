@@ -24,7 +24,9 @@
 // two processes of the same code differed by up to 8% here (a process's memory layout and JIT
 // timing are its own), so one process of each of two versions can show a change that is not
 // there. Each SERVER's figure is then the sum over its processes, and each process's own rate
-// is printed beside it.
+// is printed beside it. Each later SERVER's line also gives the median and range of its ratio to
+// the first within each round: two servers loaded seconds apart share the machine's state more
+// than the sums over minutes do.
 import { choosePinning } from "./pinning.ts";
 import { clockTicksPerSecond, readCpuSeconds } from "./process-metrics.ts";
 import { ServerProcess } from "./server-process.ts";
@@ -39,6 +41,35 @@ interface Contender {
   readonly server: ServerProcess;
   requests: number;
   cpuSeconds: number;
+  /** Requests and CPU seconds of each round, for the ratios within a round. */
+  readonly roundRequests: number[];
+  readonly roundCpuSeconds: number[];
+}
+
+/** A group's rate in `round`: its processes' requests over their CPU seconds in that round. */
+function roundRate(own: readonly Contender[], round: number): number {
+  let requests = 0;
+  let cpuSeconds = 0;
+  for (const contender of own) {
+    requests += contender.roundRequests[round]!;
+    cpuSeconds += contender.roundCpuSeconds[round]!;
+  }
+  return requests / cpuSeconds;
+}
+
+/**
+ * The ratio of `own` to `first` within each round (runs minutes apart drift, runs of one round
+ * much less): their median and range.
+ */
+function roundRatios(own: readonly Contender[], first: readonly Contender[]): string {
+  const ratios = own[0]!.roundRequests
+    .map((_, round) => roundRate(own, round) / roundRate(first, round))
+    .sort((a, b) => a - b);
+  const middle = ratios.length >> 1;
+  const median =
+    ratios.length % 2 === 1 ? ratios[middle]! : (ratios[middle - 1]! + ratios[middle]!) / 2;
+  const range = `${ratios[0]!.toFixed(2)}-${ratios[ratios.length - 1]!.toFixed(2)}`;
+  return `median of the rounds' ratios ${median.toFixed(2)}x, ${range}`;
 }
 
 /** The value after `--name`, as a positive number, or `fallback`. */
@@ -91,7 +122,16 @@ try {
         args: serverArgs,
       });
       const label = `${spec.script.replace(`${process.cwd()}/`, "")} ${spec.target}`;
-      contenders.push({ label, group, target: spec.target, server, requests: 0, cpuSeconds: 0 });
+      contenders.push({
+        label,
+        group,
+        target: spec.target,
+        server,
+        requests: 0,
+        cpuSeconds: 0,
+        roundRequests: [],
+        roundCpuSeconds: [],
+      });
     }
   }
   console.log(
@@ -105,19 +145,25 @@ try {
       const { requests, cpuSeconds } = await load(contender, seconds);
       contender.requests += requests;
       contender.cpuSeconds += cpuSeconds;
+      contender.roundRequests.push(requests);
+      contender.roundCpuSeconds.push(cpuSeconds);
       const rate = Math.round(requests / cpuSeconds).toLocaleString("en-US");
       console.log(`  round ${round}  ${contender.label}: ${rate} req per CPU-second`);
     }
   }
   const perSecond = (rate: number) => Math.round(rate).toLocaleString("en-US");
   let firstRate = 0;
+  const firstOwn = contenders.filter((contender) => contender.group === 0);
   for (const [group] of specs.entries()) {
     const own = contenders.filter((contender) => contender.group === group);
     const requests = own.reduce((total, contender) => total + contender.requests, 0);
     const cpuSeconds = own.reduce((total, contender) => total + contender.cpuSeconds, 0);
     const rate = requests / cpuSeconds;
     if (group === 0) firstRate = rate;
-    const ratio = group === 0 ? "" : `  (${(rate / firstRate).toFixed(2)}x the first)`;
+    const ratio =
+      group === 0
+        ? ""
+        : `  (${(rate / firstRate).toFixed(2)}x the first; ${roundRatios(own, firstOwn)})`;
     const each =
       own.length === 1
         ? ""
