@@ -29,6 +29,7 @@
 // than the sums over minutes do.
 import { choosePinning } from "./pinning.ts";
 import { clockTicksPerSecond, readCpuSeconds } from "./process-metrics.ts";
+import { rotate } from "./rotate.ts";
 import { ServerProcess } from "./server-process.ts";
 import { serverTargets } from "./server-targets.ts";
 import { runWrk, wrkAvailable } from "./wrk.ts";
@@ -141,7 +142,9 @@ try {
   );
   for (const contender of contenders) await load(contender, warmSeconds, warmPath);
   for (let round = 1; round <= rounds; round++) {
-    for (const contender of contenders) {
+    // Rotated each round: whichever process runs first in a round served about 6% more here
+    // (two trees of the same speed read 0.94x either way round with a fixed order).
+    for (const contender of rotate(contenders, round - 1)) {
       const { requests, cpuSeconds } = await load(contender, seconds);
       contender.requests += requests;
       contender.cpuSeconds += cpuSeconds;

@@ -13,6 +13,7 @@ import { choosePinning, type Pinning } from "./pinning.ts";
 import { clockTicksPerSecond, toMiB } from "./process-metrics.ts";
 import { type FanOutResult, formatRedisSse, runRedisSse } from "./redis-sse.ts";
 import { formatRssCheck, formatSse, formatTable, formatTargets, formatWarnings } from "./report.ts";
+import { rotate } from "./rotate.ts";
 import { rssCheckScenario, type ScenarioServer, scenarios } from "./scenarios.ts";
 import { runSse, type SseResult } from "./sse.ts";
 import { formatStatic, runStatic, type StaticRun } from "./static.ts";
@@ -246,12 +247,6 @@ async function main(): Promise<number> {
   return sseError === null && !abuseFailed && !uploadFailed && !staticFailed && !techEmpowerFailed
     ? 0
     : 1;
-}
-
-/** `items` starting at index `by` (mod length) and wrapping round. */
-function rotate<T>(items: readonly T[], by: number): T[] {
-  const start = by % items.length;
-  return [...items.slice(start), ...items.slice(0, start)];
 }
 
 /** Every ratio row of the table as numbers, for latest.json. */
