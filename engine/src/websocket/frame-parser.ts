@@ -4,7 +4,10 @@ import { Utf8Validator } from "./utf8-validator.ts";
 
 /** Every byte given was used; call again with more. */
 export const frameNeedMore = 0;
-/** A run of data payload, unmasked in place: `bytes[payloadStart, payloadEnd)`. */
+/**
+ * A run of data payload, unmasked in place: `bytes[payloadStart, payloadEnd)`; or, when
+ * `payloadCopied`, a whole message unmasked into `copyTarget[payloadStart, payloadEnd)`.
+ */
 export const frameData = 1;
 /** A whole control frame: `controlOpcode` and `controlPayload()`. */
 export const frameControl = 2;
@@ -37,6 +40,7 @@ export const maxControlPayloadBytes = 125;
  */
 const closeReason = new Utf8Validator();
 const noControlPayload = new Uint8Array(0);
+const noPayloadCopy = new Uint8Array(0);
 
 const phaseHeader = 0;
 const phasePayload = 1;
@@ -85,6 +89,13 @@ export class FrameParser {
   frameLength = 0;
   payloadStart = 0;
   payloadEnd = 0;
+  /**
+   * Where a data message that comes whole in one chunk, and fits, is unmasked to (the caller's
+   * reserved buffer): one pass over its bytes, where unmasking in place and copying took two.
+   */
+  copyTarget: Uint8Array = noPayloadCopy;
+  /** `frameData`: this run is a whole message, unmasked into `copyTarget` from 0. */
+  payloadCopied = false;
   /** `frameControl`: `opcodeClose`, `opcodePing` or `opcodePong`. */
   controlOpcode = 0;
   /** `frameControl` of a close frame: its code (1005 when it had none). */
@@ -175,7 +186,20 @@ export class FrameParser {
         this.position = position;
         return this.#controlDone();
       }
+      if (this.#messageStartPending && this.#frameFinal && take === this.frameLength) {
+        const target = this.copyTarget;
+        if (take <= target.length) {
+          unmaskInto(bytes, position, take, target, 0, this.#mask, 0);
+          this.payloadStart = 0;
+          this.payloadEnd = take;
+          this.payloadCopied = true;
+          this.#frameRemaining = 0;
+          this.position = position + take;
+          return this.#dataRun(target);
+        }
+      }
       this.#maskOffset = unmaskInPlace(bytes, position, take, this.#mask, this.#maskOffset);
+      this.payloadCopied = false;
       this.payloadStart = position;
       this.payloadEnd = position + take;
       position += take;
@@ -296,7 +320,9 @@ export class FrameParser {
     }
     this.#fragments++;
     this.#messageBytes += this.frameLength;
-    return this.frameLength === 0 ? this.#dataRun(bytes) : frameNeedMore;
+    if (this.frameLength !== 0) return frameNeedMore;
+    this.payloadCopied = false;
+    return this.#dataRun(bytes);
   }
 
   /** A run of data payload was unmasked: validate text, mark the ends. */

@@ -11,8 +11,8 @@ import { MessageAssembly } from "./message-assembly.ts";
 import type { MessageBufferPool, MessageBufferWaiter } from "./message-buffer-pool.ts";
 
 /**
- * Messages up to this size that come whole in one chunk are copied into the connection's small
- * buffer (when it is that large) rather than lent in place: see `MessageAssembly.copyWhole`.
+ * Messages up to this size that come whole in one chunk are unmasked into the connection's small
+ * buffer (when it is that large) rather than lent in place: see `MessageAssembly.copiedView`.
  */
 const copiedMessageMaxBytes = 512;
 
@@ -76,6 +76,7 @@ export class InboundReader<Owner> implements MessageBufferWaiter {
     this.#host = host;
     this.#owner = owner;
     this.#parser = new FrameParser(limits);
+    this.#parser.copyTarget = small.subarray(0, Math.min(small.length, copiedMessageMaxBytes));
     this.#assembly = new MessageAssembly(small, pool);
   }
 
@@ -164,12 +165,9 @@ export class InboundReader<Owner> implements MessageBufferWaiter {
     const { payloadStart, payloadEnd } = parser;
     if (parser.messageStarted && parser.messageEnded) {
       const isText = parser.messageOpcode === opcodeText;
-      if (payloadEnd - payloadStart <= copiedMessageMaxBytes) {
-        const copy = this.#assembly.copyWhole(bytes, payloadStart, payloadEnd);
-        if (copy !== null) {
-          this.#deliver(copy, isText);
-          return;
-        }
+      if (parser.payloadCopied) {
+        this.#deliver(this.#assembly.copiedView(payloadEnd), isText);
+        return;
       }
       // A larger message that came whole in this chunk: handed over in place, nothing copied.
       const view = bytes.subarray(payloadStart, payloadEnd);

@@ -15,9 +15,18 @@ type Event =
   | { readonly control: number; readonly payload: string; readonly closeCode?: number }
   | { readonly error: number };
 
-/** Feeds `bytes` cut into pieces at `cuts`; returns whole messages, control frames, the error. */
-function parseAll(bytes: Uint8Array, cuts: number[] = [], parserLimits = limits): Event[] {
+/**
+ * Feeds `bytes` cut into pieces at `cuts`; returns whole messages, control frames, the error.
+ * With `copyTarget`, whole messages that fit are unmasked into it (and must be).
+ */
+function parseAll(
+  bytes: Uint8Array,
+  cuts: number[] = [],
+  parserLimits = limits,
+  copyTarget?: Uint8Array,
+): Event[] {
   const parser = new FrameParser(parserLimits);
+  if (copyTarget !== undefined) parser.copyTarget = copyTarget;
   const events: Event[] = [];
   let message: number[] = [];
   const bounds = [0, ...cuts, bytes.length];
@@ -44,7 +53,12 @@ function parseAll(bytes: Uint8Array, cuts: number[] = [], parserLimits = limits)
       }
       expect(event).toBe(frameData);
       if (parser.messageStarted) message = [];
-      message.push(...chunk.subarray(parser.payloadStart, parser.payloadEnd));
+      const whole = parser.messageStarted && parser.messageEnded;
+      const length = parser.payloadEnd - parser.payloadStart;
+      const fits = copyTarget !== undefined && length > 0 && length <= copyTarget.length;
+      expect(parser.payloadCopied).toBe(whole && fits);
+      const source = parser.payloadCopied ? parser.copyTarget : chunk;
+      message.push(...source.subarray(parser.payloadStart, parser.payloadEnd));
       if (parser.messageEnded) {
         events.push({
           message: Buffer.from(message).toString("latin1"),
@@ -195,21 +209,50 @@ const refused: ReadonlyArray<readonly [string, Uint8Array, number]> = [
 ];
 
 describe("FrameParser", () => {
+  // Each case also with a copy target of 4 and of 600 bytes: whole messages that fit are
+  // unmasked into it, the others in place, with the same events and the same rules.
+  const copyTargets = [undefined, new Uint8Array(4), new Uint8Array(600)];
+
   test.each(accepted)("accepts %s, whole and split at every byte", (_name, bytes, expected) => {
-    expect(parseAll(bytes)).toEqual(expected);
-    for (let cut = 1; cut < bytes.length; cut++) expect(parseAll(bytes, [cut])).toEqual(expected);
-    const everyByte = Array.from({ length: bytes.length - 1 }, (_, index) => index + 1);
-    expect(parseAll(bytes, everyByte)).toEqual(expected);
+    for (const target of copyTargets) {
+      expect(parseAll(bytes, [], limits, target)).toEqual(expected);
+      for (let cut = 1; cut < bytes.length; cut++) {
+        expect(parseAll(bytes, [cut], limits, target)).toEqual(expected);
+      }
+      const everyByte = Array.from({ length: bytes.length - 1 }, (_, index) => index + 1);
+      expect(parseAll(bytes, everyByte, limits, target)).toEqual(expected);
+    }
   });
 
   test.each(refused)(
     "refuses %s with its close code, whole and byte by byte",
     (_name, bytes, code) => {
-      expect(parseAll(bytes).at(-1)).toEqual({ error: code });
-      const everyByte = Array.from({ length: bytes.length - 1 }, (_, index) => index + 1);
-      expect(parseAll(bytes, everyByte).at(-1)).toEqual({ error: code });
+      for (const target of copyTargets) {
+        expect(parseAll(bytes, [], limits, target).at(-1)).toEqual({ error: code });
+        const everyByte = Array.from({ length: bytes.length - 1 }, (_, index) => index + 1);
+        expect(parseAll(bytes, everyByte, limits, target).at(-1)).toEqual({ error: code });
+      }
     },
   );
+
+  test("a whole message that fits is unmasked into the copy target, and its chunk left as it came", () => {
+    const parser = new FrameParser(limits);
+    const target = new Uint8Array(8);
+    parser.copyTarget = target;
+    const chunk = concatBytes(clientFrame(2, "abcdefgh"), clientFrame(2, "abcdefghi"));
+    const untouched = chunk.slice();
+    expect(parser.parse(chunk, 0, chunk.length)).toBe(frameData);
+    expect([parser.payloadCopied, parser.payloadStart, parser.payloadEnd]).toEqual([true, 0, 8]);
+    expect(Buffer.from(target).toString()).toBe("abcdefgh");
+    expect(chunk.subarray(0, 14)).toEqual(untouched.subarray(0, 14));
+    // One byte over the target: unmasked in place in the chunk.
+    expect(parser.parse(chunk, parser.position, chunk.length)).toBe(frameData);
+    expect(parser.payloadCopied).toBe(false);
+    expect(Buffer.from(chunk.subarray(parser.payloadStart, parser.payloadEnd)).toString()).toBe(
+      "abcdefghi",
+    );
+    expect(Buffer.from(target).toString()).toBe("abcdefgh");
+  });
 
   test("refuses an oversized frame at its header, before any payload byte comes", () => {
     const header = clientFrame(2, "m".repeat(513)).subarray(0, 4);
@@ -237,7 +280,8 @@ function dataOf(parser: FrameParser, pieces: Uint8Array[]): Uint8Array {
       const event = parser.parse(piece, position, piece.length);
       position = parser.position;
       if (event !== frameData) break;
-      collected.push(...piece.subarray(parser.payloadStart, parser.payloadEnd));
+      const source = parser.payloadCopied ? parser.copyTarget : piece;
+      collected.push(...source.subarray(parser.payloadStart, parser.payloadEnd));
     }
   }
   return Uint8Array.from(collected);
@@ -278,6 +322,11 @@ test("short payloads unmask correctly in every length and mask phase (four bytes
       const parser = new FrameParser({ maxMessageBytes: 64, maxFrameBytes: 64, maxFragments: 1 });
       const data = dataOf(parser, [frame.subarray(0, 6 + cut), frame.subarray(6 + cut)]);
       expect([length, cut, data]).toEqual([length, cut, payload]);
+      // Whole, into a copy target.
+      const copying = new FrameParser({ maxMessageBytes: 64, maxFrameBytes: 64, maxFragments: 1 });
+      copying.copyTarget = new Uint8Array(64);
+      const copied = dataOf(copying, [clientFrame(2, payload, { mask: [0xa1, 0x5b, 0x3c, 0xe7] })]);
+      expect([length, copied]).toEqual([length, payload]);
     }
   }
 });

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { unmaskInPlace, wordUnmaskMinimumBytes } from "../../src/websocket/unmask.ts";
+import { unmaskInPlace, unmaskInto, wordUnmaskMinimumBytes } from "../../src/websocket/unmask.ts";
 
 const mask = Uint8Array.of(0x9e, 0x37, 0x79, 0xb9);
 
@@ -54,5 +54,34 @@ test("a run split in two continues the mask where the first part stopped", () =>
     const offset = unmaskInPlace(first, 0, first.length, mask, 0);
     unmaskInPlace(second, 0, second.length, mask, offset);
     expect(Uint8Array.from([...first, ...second])).toEqual(want);
+  }
+});
+
+test("unmasking into another buffer: every length to 40, at every source start, target place and mask offset", () => {
+  for (let length = 0; length <= 40; length++) {
+    for (let start = 0; start < 4; start++) {
+      for (let at = 0; at < 3; at++) {
+        for (let offset = 0; offset < 4; offset++) {
+          const bytes = patterned(start + length + 3);
+          const source = bytes.slice();
+          const target = new Uint8Array(at + length + 2).fill(0xaa);
+          const next = unmaskInto(bytes, start, length, target, at, mask, offset);
+          const want = expected(bytes, start, length, offset).subarray(start, start + length);
+          expect([length, start, at, offset, next]).toEqual([
+            length,
+            start,
+            at,
+            offset,
+            (offset + length) & 3,
+          ]);
+          expect(target.subarray(at, at + length)).toEqual(want);
+          // Only the run is written; the source stays masked.
+          expect([...target.subarray(0, at), ...target.subarray(at + length)]).toEqual(
+            Array(at + 2).fill(0xaa),
+          );
+          expect(bytes).toEqual(source);
+        }
+      }
+    }
   }
 });
