@@ -152,6 +152,8 @@ export class FrameParser {
         const header = this.#header;
         while (this.#headerLength < this.#headerNeeded && position < end) {
           header[this.#headerLength++] = bytes[position++]!;
+          // The mask's four bytes end every header and have nothing to check.
+          if (this.#headerLength > 2 && this.#headerLength > this.#headerNeeded - 4) continue;
           const failure = this.#checkHeaderByte();
           if (failure !== 0) {
             this.position = position;
