@@ -1,5 +1,5 @@
 import { closeCodes, isValidCloseCode } from "./close-codes.ts";
-import { unmaskInPlace, unmaskInto } from "./unmask.ts";
+import { unmaskInPlace, unmaskInto, unmaskWhole, wordsOf } from "./unmask.ts";
 import { Utf8Validator } from "./utf8-validator.ts";
 
 /** Every byte given was used; call again with more. */
@@ -89,11 +89,8 @@ export class FrameParser {
   frameLength = 0;
   payloadStart = 0;
   payloadEnd = 0;
-  /**
-   * Where a data message that comes whole in one chunk, and fits, is unmasked to (the caller's
-   * reserved buffer): one pass over its bytes, where unmasking in place and copying took two.
-   */
-  copyTarget: Uint8Array = noPayloadCopy;
+  #copyTarget: Uint8Array = noPayloadCopy;
+  #copyWords: Uint32Array | null = null;
   /** `frameData`: this run is a whole message, unmasked into `copyTarget` from 0. */
   payloadCopied = false;
   /** `frameControl`: `opcodeClose`, `opcodePing` or `opcodePong`. */
@@ -105,6 +102,19 @@ export class FrameParser {
 
   constructor(limits: FrameLimits) {
     this.#limits = limits;
+  }
+
+  /**
+   * Where a data message that comes whole in one chunk, and fits, is unmasked to (the caller's
+   * reserved buffer): one pass over its bytes, where unmasking in place and copying took two.
+   */
+  get copyTarget(): Uint8Array {
+    return this.#copyTarget;
+  }
+
+  set copyTarget(target: Uint8Array) {
+    this.#copyTarget = target;
+    this.#copyWords = wordsOf(target);
   }
 
   /** Changes the limits (per route); only between connections. */
@@ -189,9 +199,9 @@ export class FrameParser {
         return this.#controlDone();
       }
       if (this.#messageStartPending && this.#frameFinal && take === this.frameLength) {
-        const target = this.copyTarget;
+        const target = this.#copyTarget;
         if (take <= target.length) {
-          unmaskInto(bytes, position, take, target, 0, this.#mask, 0);
+          unmaskWhole(bytes, position, take, target, this.#copyWords, this.#mask);
           this.payloadStart = 0;
           this.payloadEnd = take;
           this.payloadCopied = true;

@@ -1,5 +1,11 @@
 import { expect, test } from "bun:test";
-import { unmaskInPlace, unmaskInto, wordUnmaskMinimumBytes } from "../../src/websocket/unmask.ts";
+import {
+  unmaskInPlace,
+  unmaskInto,
+  unmaskWhole,
+  wordsOf,
+  wordUnmaskMinimumBytes,
+} from "../../src/websocket/unmask.ts";
 
 const mask = Uint8Array.of(0x9e, 0x37, 0x79, 0xb9);
 
@@ -81,6 +87,35 @@ test("unmasking into another buffer: every length to 40, at every source start, 
           );
           expect(bytes).toEqual(source);
         }
+      }
+    }
+  }
+});
+
+test("a whole payload unmasked into a target's start, by words or by bytes: every length to 70, every source start", () => {
+  const arena = new Uint8Array(256);
+  for (const targetStart of [0, 4, 1, 2, 3]) {
+    const target = arena.subarray(targetStart, targetStart + 72);
+    const words = wordsOf(target);
+    // Words where the target starts on a 4-byte boundary, bytes elsewhere.
+    expect([targetStart, words === null]).toEqual([targetStart, targetStart % 4 !== 0]);
+    for (let length = 0; length <= 70; length++) {
+      for (let start = 0; start < 4; start++) {
+        const bytes = patterned(start + length + 2);
+        const source = bytes.slice();
+        arena.fill(0xaa);
+        unmaskWhole(bytes, start, length, target, words, mask);
+        const want = expected(bytes, start, length, 0).subarray(start, start + length);
+        expect([targetStart, length, start, target.subarray(0, length)]).toEqual([
+          targetStart,
+          length,
+          start,
+          want,
+        ]);
+        // Nothing past the payload is written, and the source stays masked.
+        expect(arena.subarray(targetStart + length).every((byte) => byte === 0xaa)).toBe(true);
+        expect(arena.subarray(0, targetStart).every((byte) => byte === 0xaa)).toBe(true);
+        expect(bytes).toEqual(source);
       }
     }
   }
