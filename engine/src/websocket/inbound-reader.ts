@@ -65,6 +65,8 @@ export class InboundReader<Owner> implements MessageBufferWaiter {
   /** Made the first time a handler returns a promise (most never do, or not on every socket). */
   #onSettled: (() => void) | null = null;
   #onFailed: ((error: unknown) => void) | null = null;
+  /** Made the parser's copy target at the first bytes: an idle socket never needs its views. */
+  #small: Uint8Array | null;
 
   constructor(
     host: InboundHost<Owner>,
@@ -76,7 +78,7 @@ export class InboundReader<Owner> implements MessageBufferWaiter {
     this.#host = host;
     this.#owner = owner;
     this.#parser = new FrameParser(limits);
-    this.#parser.copyTarget = small.subarray(0, Math.min(small.length, copiedMessageMaxBytes));
+    this.#small = small;
     this.#assembly = new MessageAssembly(small, pool);
   }
 
@@ -97,6 +99,11 @@ export class InboundReader<Owner> implements MessageBufferWaiter {
 
   /** Bytes from the socket; `owned` false when the caller keeps them (they are copied). */
   receive(chunk: Uint8Array, owned: boolean): void {
+    const small = this.#small;
+    if (small !== null) {
+      this.#small = null;
+      this.#parser.copyTarget = small.subarray(0, Math.min(small.length, copiedMessageMaxBytes));
+    }
     const bytes = owned ? chunk : chunk.slice();
     if (this.#pending !== null) {
       // Bun delivered once more after pause(): keep both, in order.
