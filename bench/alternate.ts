@@ -27,6 +27,7 @@
 // is printed beside it. Each later SERVER's line also gives the median and range of its ratio to
 // the first within each round: two servers loaded seconds apart share the machine's state more
 // than the sums over minutes do.
+import { median } from "./aggregate.ts";
 import { choosePinning } from "./pinning.ts";
 import { clockTicksPerSecond, readCpuSeconds } from "./process-metrics.ts";
 import { rotate } from "./rotate.ts";
@@ -63,14 +64,11 @@ function roundRate(own: readonly Contender[], round: number): number {
  * much less): their median and range.
  */
 function roundRatios(own: readonly Contender[], first: readonly Contender[]): string {
-  const ratios = own[0]!.roundRequests
-    .map((_, round) => roundRate(own, round) / roundRate(first, round))
-    .sort((a, b) => a - b);
-  const middle = ratios.length >> 1;
-  const median =
-    ratios.length % 2 === 1 ? ratios[middle]! : (ratios[middle - 1]! + ratios[middle]!) / 2;
-  const range = `${ratios[0]!.toFixed(2)}-${ratios[ratios.length - 1]!.toFixed(2)}`;
-  return `median of the rounds' ratios ${median.toFixed(2)}x, ${range}`;
+  const ratios = own[0]!.roundRequests.map(
+    (_, round) => roundRate(own, round) / roundRate(first, round),
+  );
+  const range = `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`;
+  return `median of the rounds' ratios ${median(ratios).toFixed(2)}x, ${range}`;
 }
 
 /** The value after `--name`, as a positive number, or `fallback`. */

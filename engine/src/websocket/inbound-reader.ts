@@ -65,7 +65,10 @@ export class InboundReader<Owner> implements MessageBufferWaiter {
   /** Made the first time a handler returns a promise (most never do, or not on every socket). */
   #onSettled: (() => void) | null = null;
   #onFailed: ((error: unknown) => void) | null = null;
-  /** Made the parser's copy target at the first bytes: an idle socket never needs its views. */
+  /**
+   * The small buffer, until the first bytes make the parser's copy target of it: an idle socket
+   * never needs those views.
+   */
   #small: Uint8Array | null;
 
   constructor(

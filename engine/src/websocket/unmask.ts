@@ -78,21 +78,7 @@ export function unmaskInto(
   mask: Uint8Array,
   offset: number,
 ): number {
-  let index = 0;
-  if (length >= 8) {
-    // Four bytes a turn with the mask rotated once, as in `unmaskInPlace`.
-    const m0 = mask[offset]!;
-    const m1 = mask[(offset + 1) & 3]!;
-    const m2 = mask[(offset + 2) & 3]!;
-    const m3 = mask[(offset + 3) & 3]!;
-    for (const last = length - 3; index < last; index += 4) {
-      target[at + index] = bytes[start + index]! ^ m0;
-      target[at + index + 1] = bytes[start + index + 1]! ^ m1;
-      target[at + index + 2] = bytes[start + index + 2]! ^ m2;
-      target[at + index + 3] = bytes[start + index + 3]! ^ m3;
-    }
-  }
-  for (; index < length; index++) {
+  for (let index = 0; index < length; index++) {
     target[at + index] = bytes[start + index]! ^ mask[offset]!;
     offset = (offset + 1) & 3;
   }
