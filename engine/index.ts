@@ -27,16 +27,15 @@ export {
 } from "./src/response-errors.ts";
 export { ResponseStream } from "./src/response-stream.ts";
 // Starting and stopping
-export {
-  type BindOptions,
-  createEngine,
-  type Engine,
-  type EngineOptions,
-  type ListenOptions,
-  listen,
-  type MemoryConnection,
-  type Server,
-} from "./src/server.ts";
+export { createEngine, listen } from "./src/server.ts";
+export type {
+  BindOptions,
+  Engine,
+  EngineOptions,
+  ListenOptions,
+  MemoryConnection,
+  Server,
+} from "./src/server-types.ts";
 
 // Counters
 export type { DeadlineKind, EngineStats } from "./src/stats.ts";

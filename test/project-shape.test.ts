@@ -86,4 +86,15 @@ describe("project shape", () => {
     );
     expect(internal).toEqual([]);
   });
+
+  test("no file of the engine's source is over 400 lines, connection.ts well under 500", () => {
+    const lines = (file: string) => readFileSync(file, "utf8").split("\n").length - 1;
+    const source = join(root, "engine", "src");
+    const over = readdirSync(source, { recursive: true, encoding: "utf8" })
+      .filter((name) => name.endsWith(".ts"))
+      .map((name) => ({ name, lines: lines(join(source, name)) }))
+      .filter((file) => file.lines > 400);
+    expect(over).toEqual([]);
+    expect(lines(join(source, "internal", "connection.ts"))).toBeLessThanOrEqual(400);
+  });
 });
