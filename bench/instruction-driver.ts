@@ -4,7 +4,8 @@
 // of bench/servers that listens through corral), TARGET (the request target), PIPELINE (requests
 // per chunk), WARM_TURNS (chunks before counting), TURNS (chunks counted). Callgrind counts only
 // between the two `callgrind_control -i` calls; what those calls cost is the same for every
-// TURNS, so the orchestrator's difference of two runs cancels it.
+// TURNS, so the orchestrator's difference of two runs cancels it. FLUSH_JIT_DUMP=1 (for
+// `--functions`) lets JavaScriptCore finish writing its JITDump before exiting.
 
 export {};
 
@@ -136,6 +137,10 @@ const closedEarly = socket.closed;
 await instrumentation("off");
 if (closedEarly)
   throw new Error("instruction-driver: the engine closed the connection while counting");
+// JavaScriptCore writes its JITDump from a thread of its own, which valgrind runs only while
+// this one waits: exiting at once lost the records of the functions compiled last (often the
+// hottest, tiered up last), so that most JIT code could not be named. Not counted.
+if (process.env.FLUSH_JIT_DUMP === "1") await Bun.sleep(500);
 print(
   `RESULT ${JSON.stringify({ requests: turns * pipeline, writes, bytesWritten, nanosecondsPerRequest: Math.round(nanoseconds / (turns * pipeline)) })}`,
 );

@@ -1,5 +1,5 @@
 // `bun bench/instructions.ts [--pipeline D] [--turns A,B] [--warm-turns W] [--browser-headers]
-//   SERVER:TARGET...`
+//   [--functions N] SERVER:TARGET...`
 //
 // Counts the machine instructions one request costs a corral server, with valgrind's callgrind:
 // an exact count, the same on every run whatever else the machine does, where a timed load
@@ -27,15 +27,23 @@
 //   bun bench/instructions.ts bench/servers/corral-app-hello.ts:/hello?name=corral \
 //     bench/servers/corral-engine-hello-query.ts:/hello?name=corral
 //
+// `--functions N` also names the JIT-compiled code (bench/jit-functions.ts, from JavaScriptCore's
+// JITDump) and lists the N functions that cost a request most, callees the JIT inlined counted in
+// their caller: where to look, and what a change moved.
+//
 // Needs valgrind (Debian's `valgrind`). Bun.serve, Hono and Elysia do not listen through
 // `Bun.listen`, so they cannot be driven this way; the comparison with them stays bench/run.ts's.
+import { mkdirSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
+import { instructionsByFunction, readJitDumps, unnamed } from "./jit-functions.ts";
 import { serverTargets } from "./server-targets.ts";
 
 interface Split {
   readonly total: number;
   readonly jit: number;
   readonly bun: number;
+  /** JIT-compiled instructions by function (with `--functions`). */
+  readonly functions: Map<string, number>;
 }
 
 function option(name: string, fallback: string): string {
@@ -52,10 +60,19 @@ if (!(pipeline >= 1 && turnsA >= 1 && turnsB > turnsA && warmTurns >= 0)) {
 if (Bun.which("valgrind") === null)
   throw new Error("bench: valgrind is missing (apt-get install valgrind)");
 const driver = resolve(import.meta.dir, "instruction-driver.ts");
+/** With `--functions N`: the N functions whose JIT-compiled code costs a request most. */
+const functionRows = Bun.argv.includes("--functions") ? Number(option("functions", "30")) : 0;
+if (!(functionRows >= 0)) throw new Error("bench: --functions takes a number of rows");
 
 /** One valgrind run counting `turns` chunks: its instructions by kind. */
 async function count(script: string, target: string, turns: number): Promise<Split> {
   const output = `/tmp/corral-callgrind.${process.pid}.${turns}.out`;
+  const dumps = `/tmp/corral-jitdump.${process.pid}.${turns}`;
+  if (functionRows > 0) mkdirSync(dumps, { recursive: true });
+  const naming =
+    functionRows > 0
+      ? { BUN_JSC_useJITDump: "true", BUN_JSC_jitDumpDirectory: dumps, FLUSH_JIT_DUMP: "1" }
+      : {};
   const run = Bun.spawn(
     ["valgrind", "--tool=callgrind", "--instr-atstart=no", `--callgrind-out-file=${output}`].concat(
       [process.execPath, driver],
@@ -71,6 +88,7 @@ async function count(script: string, target: string, turns: number): Promise<Spl
         BROWSER_HEADERS: Bun.argv.includes("--browser-headers") ? "1" : "0",
         // Compiled on the main thread, so the compilations are done when counting starts.
         BUN_JSC_useConcurrentJIT: "false",
+        ...naming,
       },
       stdout: "pipe",
       stderr: "pipe",
@@ -92,11 +110,17 @@ async function count(script: string, target: string, turns: number): Promise<Spl
   }
   const annotate = Bun.spawnSync(["callgrind_annotate", "--threshold=100", output]);
   await Bun.file(output).delete();
-  return splitCounts(annotate.stdout.toString());
+  const annotated = annotate.stdout.toString();
+  let functions = new Map<string, number>();
+  if (functionRows > 0) {
+    functions = instructionsByFunction(annotated, readJitDumps(dumps));
+    rmSync(dumps, { recursive: true, force: true });
+  }
+  return { ...splitCounts(annotated), functions };
 }
 
 /** Sums callgrind_annotate's per-function lines: code in no file is the JIT's. */
-function splitCounts(annotated: string): Split {
+function splitCounts(annotated: string): Omit<Split, "functions"> {
   let total = 0;
   let jit = 0;
   let bun = 0;
@@ -121,10 +145,38 @@ for (const { script, target } of serverTargets(Bun.argv, ["--browser-headers"], 
     count(script, target, turnsB),
   ]);
   const requests = (turnsB - turnsA) * pipeline;
-  const per = (key: keyof Split) => Math.round((high[key] - low[key]) / requests);
+  const per = (key: "total" | "jit" | "bun") => Math.round((high[key] - low[key]) / requests);
   const other = per("total") - per("jit") - per("bun");
   const label = `${script.split("/").slice(-1)[0]}:${target}`.padEnd(50);
   console.log(
     `${label} ${String(per("total")).padStart(8)} ${String(per("jit")).padStart(7)} ${String(per("bun")).padStart(6)} ${String(other).padStart(6)}`,
   );
+  if (functionRows > 0) printFunctions(low.functions, high.functions, requests);
+}
+
+/**
+ * The JIT-compiled functions by their cost per request (callees the JIT inlined count in their
+ * caller), and a warning when some code had no JITDump record in either run.
+ */
+function printFunctions(low: Map<string, number>, high: Map<string, number>, requests: number) {
+  const names = new Set([...low.keys(), ...high.keys()]);
+  const rows = [...names]
+    .map((name) => ({ name, cost: ((high.get(name) ?? 0) - (low.get(name) ?? 0)) / requests }))
+    .filter((row) => row.name !== unnamed)
+    .sort((a, b) => b.cost - a.cost)
+    .slice(0, functionRows);
+  for (const row of rows) console.log(`  ${row.cost.toFixed(1).padStart(8)}  ${row.name}`);
+  const missing = Math.max(low.get(unnamed) ?? 0, high.get(unnamed) ?? 0);
+  const total = Math.max(sum(low), sum(high));
+  if (missing > total * 0.02) {
+    console.log(
+      `  (${Math.round((100 * missing) / total)}% of a run's JIT code had no JITDump record: the names are unreliable, run again)`,
+    );
+  }
+}
+
+function sum(counts: Map<string, number>): number {
+  let total = 0;
+  for (const count of counts.values()) total += count;
+  return total;
 }
