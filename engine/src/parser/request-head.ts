@@ -121,32 +121,38 @@ function limitErrorBefore(head: ParsedHead, seen: number, limits: HeadLimits): n
 const notWhole = -1;
 
 /**
- * The field line at `head.lineStart` when the buffer holds it whole and well formed, in one pass:
- * the name's token bytes, ":", whitespace, then field-value bytes up to CRLF. Returns 0 or an
- * error code as `parseFieldLine` would (limits first, then the field), with the line consumed;
- * `notWhole`, with nothing changed, when the line stops at anything else (its end not here yet,
- * a bare LF, a control byte, obs-fold, the empty line ending the head). Each byte is looked at
- * once more at most when the general way then takes the line.
+ * The field lines from `head.lineStart` on that the buffer holds whole and well formed, each in
+ * one pass: the name's token bytes, ":", whitespace, then field-value bytes up to CRLF. Returns
+ * an error code as `parseFieldLine` would (limits first, then the field) for the first line that
+ * has one; else 0 with the whole lines consumed, or `notWhole`, with nothing changed, when the
+ * first line stops at anything else (its end not here yet, a bare LF, a control byte, obs-fold,
+ * the empty line ending the head). Each byte is looked at once more at most when the general way
+ * then takes a line.
  */
 function parseWholeFieldLine(head: ParsedHead, end: number, limits: HeadLimits): number {
   const buffer = head.buffer;
   const base = head.base;
-  const lineStart = head.lineStart;
-  let index = base + lineStart;
-  while (index < end && tokenBytes[buffer[index]!] === 1) index++;
-  if (index === base + lineStart || index >= end || buffer[index] !== COLON) return notWhole;
-  const nameEnd = index - base;
-  index++;
-  while (index < end && (buffer[index] === SP || buffer[index] === HTAB)) index++;
-  const valueStart = index - base;
-  while (index < end && fieldValueBytes[buffer[index]!] === 1) index++;
-  if (index + 1 >= end || buffer[index] !== CR || buffer[index + 1] !== LF) return notWhole;
-  const lineFeed = index + 1 - base;
-  const overLimit = limitErrorBefore(head, lineFeed, limits);
-  if (overLimit !== headIncomplete) return overLimit;
-  head.lineStart = lineFeed + 1;
-  head.scanned = lineFeed + 1;
-  return addField(head, lineStart, nameEnd, valueStart, lineFeed - 1, limits);
+  let result = notWhole;
+  // Line after line while they come whole: one call for the run of them, not one for each.
+  for (;;) {
+    const lineStart = head.lineStart;
+    let index = base + lineStart;
+    while (index < end && tokenBytes[buffer[index]!] === 1) index++;
+    if (index === base + lineStart || index >= end || buffer[index] !== COLON) return result;
+    const nameEnd = index - base;
+    index++;
+    while (index < end && (buffer[index] === SP || buffer[index] === HTAB)) index++;
+    const valueStart = index - base;
+    while (index < end && fieldValueBytes[buffer[index]!] === 1) index++;
+    if (index + 1 >= end || buffer[index] !== CR || buffer[index + 1] !== LF) return result;
+    const lineFeed = index + 1 - base;
+    // limitErrorBefore once the request line is done: only the head's own limit is left.
+    if (lineFeed >= limits.maxHeaderBytes) return errorCode.headerSectionTooLarge;
+    head.lineStart = lineFeed + 1;
+    head.scanned = lineFeed + 1;
+    result = addField(head, lineStart, nameEnd, valueStart, lineFeed - 1, limits);
+    if (result !== 0) return result;
+  }
 }
 
 function parseFieldLine(
@@ -201,8 +207,20 @@ function addField(
   if (head.headerCount >= limits.maxHeaderCount) return errorCode.tooManyHeaders;
   head.setField(head.headerCount, nameStart, nameEnd, valueStart, valueEnd);
   head.headerCount++;
+  // Most fields mean nothing to the parser: a length and a first letter tell, without a call.
+  const length = nameEnd - nameStart;
+  if (length >= interpretedFirstLetters.length) return 0;
+  if (interpretedFirstLetters[length] !== (buffer[base + nameStart]! | 0x20)) return 0;
   return interpretField(head, nameStart, nameEnd, valueStart, valueEnd, limits);
 }
+
+/** By name length, the lower-case first letter of the field interpretField knows, else 0. */
+const interpretedFirstLetters = new Uint8Array(18);
+interpretedFirstLetters[4] = 0x68; // host
+interpretedFirstLetters[6] = 0x65; // expect
+interpretedFirstLetters[10] = 0x63; // connection
+interpretedFirstLetters[14] = 0x63; // content-length
+interpretedFirstLetters[17] = 0x74; // transfer-encoding
 
 function nameIs(head: ParsedHead, start: number, end: number, lowerName: string): boolean {
   if (end - start !== lowerName.length) return false;
