@@ -654,6 +654,17 @@ describe("parseRequestHead limits (maxRequestLineBytes 64, maxHeaderBytes 256, m
     });
   });
 
+  test("a field line whose LF is past maxHeaderBytes is 431 before its own error is seen", () => {
+    // A second Host is a 400 of its own; the limit the bytes before its LF passed answers first.
+    const withSecondHostEndingAt = (lineFeed: number) => {
+      const start = "GET / HTTP/1.1\r\nHost: h\r\nHost: ";
+      return `${start}${"a".repeat(lineFeed - 1 - start.length)}\r\n\r\n`;
+    };
+    expect(withSecondHostEndingAt(256).indexOf("\n", 30)).toBe(256);
+    expectSameEveryWay(withSecondHostEndingAt(255), { outcome: "malformedRequest" });
+    expectSameEveryWay(withSecondHostEndingAt(256), { outcome: "headerSectionTooLarge" });
+  });
+
   test("maxHeaderCount counts field lines, Host included", () => {
     const withFields = (count: number) =>
       `GET / HTTP/1.1\r\nHost: h\r\n${"X: y\r\n".repeat(count - 1)}\r\n`;
