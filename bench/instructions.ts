@@ -5,24 +5,26 @@
 // an exact count, the same on every run whatever else the machine does, where a timed load
 // moves by 20-70% within minutes on this machine. Each SERVER (a corral script of bench/servers)
 // runs in-process under bench/instruction-driver.ts, which feeds its socket handlers chunks of
-// PIPELINE requests (16 by default) without a kernel socket, warms it with W chunks (6000) so the
-// JIT has compiled the request path, and counts A and then B further chunks (64 and 1088) in two
-// runs: the difference over (B - A) x PIPELINE requests is the cost of one request, the fixed
-// costs of starting and of switching the count on and off cancelling out. A request carries only
-// Host, as wrk's do; with `--browser-headers` it carries the fields a browser sends for a page
-// (about 600 bytes of head).
+// PIPELINE requests (16 by default) without a kernel socket, warms it with W chunks (96,000
+// requests' worth: 6000 at 16 pipelined; at 1, 6000 left some of the path a tier below) so the
+// JIT has compiled the request path, and counts A and then B further chunks (by default 64, and
+// 64 plus 16,384 requests' worth: 1088 at 16 pipelined, 16,448 at 1) in two runs: the difference
+// over (B - A) x PIPELINE requests is the cost of one request, the fixed costs of starting and of
+// switching the count on and off cancelling out. A request carries only Host, as wrk's do; with
+// `--browser-headers` it carries the fields a browser sends for a page (about 600 bytes of head).
 //
 // The count is split into JIT-compiled JavaScript (code valgrind finds in no file), Bun's own
 // code (the runtime, the collector, the interpreter) and the rest (libc, the kernel interface).
 // The JIT part repeats within about 0.5%. The default turns count 16,384 requests between the
-// two runs, the engine's pace of young collections, so each difference holds one; with other
-// turns a collection can fall in one run only and move Bun's part by thousands. One request at a
-// time (`--pipeline 1`), collections JavaScriptCore starts on its own from an allocation, not
-// the engine's paced ones, can fall in the counted window too (valgrind runs the process many
-// times slower): on 2026-11-27 the App hello's window held four such, about 14 million
-// instructions each, and the bare engine's none, so Bun's part read 6,138 against 3,505. Compare
-// the JIT part there, or count 16 pipelined. Use it to compare two versions of the code (a
-// worktree of the old commit, as for bench/alternate.ts) or two servers on one request:
+// two runs, whole periods of the engine's young collections (one every 16,384 requests, or every
+// 4,096 chunks of one small request), so each difference holds as many of them; with other turns
+// a collection can fall in one run only and move Bun's part by thousands. Collections
+// JavaScriptCore starts on its own from an allocation still fall where they fall (valgrind runs
+// the process many times slower): one request at a time, Bun's part of the App hello read 6,138
+// over 1,024 requests (the default until 2026-11-27), 4,638 over 16,384 and 3,021 over 32,768,
+// the bare engine's 3,505, 4,716 and 3,647. Compare the JIT part, or count 16 pipelined. Use it
+// to compare two versions of the code (a worktree of the old commit, as for bench/alternate.ts)
+// or two servers on one request:
 //
 //   bun bench/instructions.ts bench/servers/corral-app-hello.ts:/hello?name=corral \
 //     bench/servers/corral-engine-hello-query.ts:/hello?name=corral
@@ -52,8 +54,14 @@ function option(name: string, fallback: string): string {
 }
 
 const pipeline = Number(option("pipeline", "16"));
-const [turnsA, turnsB] = option("turns", "64,1088").split(",").map(Number) as [number, number];
-const warmTurns = Number(option("warm-turns", "6000"));
+/**
+ * Requests between the two counts by default: whole periods of the engine's young collections
+ * (one every 16,384 requests, or every 4,096 chunks of one small request), at any depth.
+ */
+const countedRequests = 16_384;
+const defaultTurns = `64,${64 + Math.ceil(countedRequests / pipeline)}`;
+const [turnsA, turnsB] = option("turns", defaultTurns).split(",").map(Number) as [number, number];
+const warmTurns = Number(option("warm-turns", String(Math.ceil(96_000 / pipeline))));
 if (!(pipeline >= 1 && turnsA >= 1 && turnsB > turnsA && warmTurns >= 0)) {
   throw new Error("bench: --pipeline >= 1, --turns A,B with 0 < A < B, --warm-turns >= 0");
 }
