@@ -25,6 +25,11 @@ export class ParsedHead {
   pathStart = 0;
   /** The `?` of the query, or `targetEnd` when there is none. */
   pathEnd = 0;
+  /**
+   * Whether the scan that found a whole request line's end also checked its target, an origin
+   * form (`wholeRequestLineFeed`): the request line's parse then skips the target.
+   */
+  originTargetChecked = false;
   /** 0 for HTTP/1.0; 1 for HTTP/1.1 and higher 1.x minors (RFC 9110 §6.2: served as 1.1). */
   versionMinor = 1;
   headEnd = 0;

@@ -76,7 +76,14 @@ export function parseRequestHead(head: ParsedHead, end: number, limits: HeadLimi
       // RFC 9112 §2.2: empty lines before the request line are ignored.
       if (lineEnd === lineStart) continue;
       const result = wholeLine
-        ? finishRequestLine(head, lineStart, head.methodEnd, head.targetEnd, lineEnd)
+        ? finishRequestLine(
+            head,
+            lineStart,
+            head.methodEnd,
+            head.targetEnd,
+            lineEnd,
+            head.originTargetChecked,
+          )
         : parseRequestLine(head, lineStart, lineEnd);
       if (result !== 0) return result;
       head.requestLineDone = true;

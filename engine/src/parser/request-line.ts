@@ -36,10 +36,13 @@ export function parseRequestLine(head: ParsedHead, lineStart: number, lineEnd: n
  * the buffer holds it whole up to `end` (absolute) and its method, spaces and version are in
  * place, or -1: then the head parser searches the LF and `parseRequestLine` gives the errors.
  * `head.methodEnd` and `head.targetEnd` are left where the scan found them, for
- * `finishRequestLine`. The target's bytes are checked there, not here, but a CR or LF in it is
- * -1, so the LF found is the line's first.
+ * `finishRequestLine`. An origin-form target (the usual `/path?query`) is checked by this same
+ * scan, its path and query bytes each looked at once (`head.originTargetChecked`; a byte either
+ * does not allow is -1); any other form is checked by `finishRequestLine`, and a CR or LF in it
+ * is -1, so the LF found is the line's first.
  */
 export function wholeRequestLineFeed(head: ParsedHead, end: number): number {
+  head.originTargetChecked = false;
   const buffer = head.buffer;
   const base = head.base;
   const lineStart = base + head.lineStart;
@@ -49,10 +52,19 @@ export function wholeRequestLineFeed(head: ParsedHead, end: number): number {
   const methodEnd = index;
   index++;
   const targetStart = index;
-  while (index < end) {
-    const byte = buffer[index]!;
-    if (byte === SP || byte === CR || byte === LF) break;
-    index++;
+  let pathEnd = -1;
+  if (buffer[index] === SLASH) {
+    pathEnd = scanComponent(head, index - base, end - base, pathBytes) + base;
+    index = pathEnd;
+    if (index < end && buffer[index] === QUESTION) {
+      index = scanComponent(head, index + 1 - base, end - base, queryBytes) + base;
+    }
+  } else {
+    while (index < end) {
+      const byte = buffer[index]!;
+      if (byte === SP || byte === CR || byte === LF) break;
+      index++;
+    }
   }
   // The version: "HTTP/" and 3 more bytes, then CRLF.
   const lineFeed = index + 10;
@@ -60,12 +72,18 @@ export function wholeRequestLineFeed(head: ParsedHead, end: number): number {
   if (buffer[lineFeed - 1] !== CR || buffer[lineFeed] !== LF) return -1;
   head.methodEnd = methodEnd - base;
   head.targetEnd = index - base;
+  if (pathEnd >= 0) {
+    head.pathStart = targetStart - base;
+    head.pathEnd = pathEnd - base;
+    head.originTargetChecked = true;
+  }
   return lineFeed - base;
 }
 
 /**
  * The request line once its method ends at `methodEnd` (before a SP) and its target at
- * `targetEnd` (before a SP): the version, then the target. Returns 0 or an error code.
+ * `targetEnd` (before a SP): the version, then the target, unless `targetChecked` (an origin
+ * form `wholeRequestLineFeed` checked, its path offsets set). Returns 0 or an error code.
  */
 export function finishRequestLine(
   head: ParsedHead,
@@ -73,6 +91,7 @@ export function finishRequestLine(
   methodEnd: number,
   targetEnd: number,
   lineEnd: number,
+  targetChecked = false,
 ): number {
   head.methodStart = lineStart;
   head.methodEnd = methodEnd;
@@ -80,6 +99,7 @@ export function finishRequestLine(
   head.targetEnd = targetEnd;
   const versionResult = parseVersion(head, targetEnd + 1, lineEnd);
   if (versionResult !== 0) return versionResult;
+  if (targetChecked) return 0;
   return parseTarget(head, lineStart, methodEnd + 1, targetEnd);
 }
 
