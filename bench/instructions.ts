@@ -34,16 +34,15 @@
 // their caller: where to look, and what a change moved.
 //
 // Needs valgrind (Debian's `valgrind`). Bun.serve, Hono and Elysia do not listen through
-// `Bun.listen`, so they cannot be driven this way; the comparison with them stays bench/run.ts's.
+// `Bun.listen`, so they cannot be driven this way; the comparison with them stays bench/run.ts's
+// (timed) and bench/socket-instructions.ts's (counted over real sockets).
 import { mkdirSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
+import { type InstructionSplit, splitCounts } from "./callgrind-split.ts";
 import { instructionsByFunction, readJitDumps, unnamed } from "./jit-functions.ts";
 import { serverTargets } from "./server-targets.ts";
 
-interface Split {
-  readonly total: number;
-  readonly jit: number;
-  readonly bun: number;
+interface Split extends InstructionSplit {
   /** JIT-compiled instructions by function (with `--functions`). */
   readonly functions: Map<string, number>;
 }
@@ -125,22 +124,6 @@ async function count(script: string, target: string, turns: number): Promise<Spl
     rmSync(dumps, { recursive: true, force: true });
   }
   return { ...splitCounts(annotated), functions };
-}
-
-/** Sums callgrind_annotate's per-function lines: code in no file is the JIT's. */
-function splitCounts(annotated: string): Omit<Split, "functions"> {
-  let total = 0;
-  let jit = 0;
-  let bun = 0;
-  for (const line of annotated.split("\n")) {
-    const match = /^\s*([\d,]+) /.exec(line);
-    if (match === null) continue;
-    const instructions = Number(match[1]!.replaceAll(",", ""));
-    if (line.includes("PROGRAM TOTALS")) total = instructions;
-    else if (line.endsWith("[???]")) jit += instructions;
-    else if (/bun(\.exe)?\]$/.test(line)) bun += instructions;
-  }
-  return { total, jit, bun };
 }
 
 console.log(
