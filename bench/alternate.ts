@@ -28,6 +28,7 @@
 // the first within each round: two servers loaded seconds apart share the machine's state more
 // than the sums over minutes do.
 import { median } from "./aggregate.ts";
+import { numberOption } from "./number-option.ts";
 import { choosePinning } from "./pinning.ts";
 import { clockTicksPerSecond, readCpuSeconds } from "./process-metrics.ts";
 import { rotate } from "./rotate.ts";
@@ -69,15 +70,6 @@ function roundRatios(own: readonly Contender[], first: readonly Contender[]): st
   );
   const range = `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`;
   return `median of the rounds' ratios ${median(ratios).toFixed(2)}x, ${range}`;
-}
-
-/** The value after `--name`, as a positive number, or `fallback`. */
-function numberOption(name: string, fallback: number): number {
-  const index = Bun.argv.indexOf(`--${name}`);
-  if (index < 0) return fallback;
-  const value = Number(Bun.argv[index + 1]);
-  if (!(value > 0)) throw new Error(`bench: --${name} needs a positive number`);
-  return value;
 }
 
 const rounds = numberOption("rounds", 4);

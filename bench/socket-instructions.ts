@@ -23,19 +23,13 @@
 import { rmSync } from "node:fs";
 import { type InstructionSplit, splitCounts } from "./callgrind-split.ts";
 import { LineCollector } from "./line-collector.ts";
+import { numberOption } from "./number-option.ts";
 import { serverTargets } from "./server-targets.ts";
 import { socketLoad } from "./socket-load.ts";
 
-function option(name: string, fallback: number): number {
-  const index = Bun.argv.indexOf(`--${name}`);
-  const value = Number(index < 0 ? fallback : Bun.argv[index + 1]);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`bench: --${name} takes a count`);
-  return value;
-}
-
-const requests = option("requests", 16_384);
-const warmRequests = option("warm", 60_000);
-const connections = option("connections", 64);
+const requests = numberOption("requests", 16_384);
+const warmRequests = numberOption("warm", 60_000);
+const connections = numberOption("connections", 64);
 /** Requests counted in the shorter of the two runs. */
 const baseRequests = 2_048;
 /** A server under valgrind starts many times slower than alone. */

@@ -16,6 +16,9 @@ export async function socketLoad(
   requests: number,
   connections: number,
 ): Promise<void> {
+  if (!Number.isInteger(requests) || requests < 1 || !Number.isInteger(connections)) {
+    throw new Error("bench: a load takes whole numbers of requests and connections");
+  }
   const request = new TextEncoder().encode(
     `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`,
   );

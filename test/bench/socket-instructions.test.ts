@@ -54,6 +54,12 @@ describe("socketLoad: keep-alive requests, one in flight per connection", () => 
     expect(answered).toBe(3);
   });
 
+  test("a count that is not a whole number is refused before anything is sent", async () => {
+    answered = 0;
+    await expect(socketLoad(server.port!, "/hello", 1.5, 2)).rejects.toThrow("whole numbers");
+    expect(answered).toBe(0);
+  });
+
   test("an answer other than 200 rejects: the count would not be of these requests", async () => {
     await expect(socketLoad(server.port!, "/missing", 10, 2)).rejects.toThrow("answered 404");
   });
