@@ -247,34 +247,27 @@ function interpretField(
   valueEnd: number,
   limits: HeadLimits,
 ): number {
+  // addField calls only for a name whose length and first letter are those of one of these
+  // five (interpretedFirstLetters): the length picks it, nameIs checks the rest.
   const nameLength = nameEnd - nameStart;
-  const firstLower = head.buffer[head.base + nameStart]! | 0x20;
-  if (nameLength === 4 && firstLower === 0x68 && nameIs(head, nameStart, nameEnd, "host")) {
+  if (nameLength === 4 && nameIs(head, nameStart, nameEnd, "host")) {
     head.hostCount++;
     // RFC 9112 §3.2: more than one Host, or an invalid one, is a 400.
     if (head.hostCount > 1) return errorCode.malformedRequest;
     if (valueStart === valueEnd) return 0;
     return scanAuthority(head, valueStart, valueEnd) === valueEnd ? 0 : errorCode.malformedRequest;
   }
-  if (
-    nameLength === 14 &&
-    firstLower === 0x63 &&
-    nameIs(head, nameStart, nameEnd, "content-length")
-  ) {
+  if (nameLength === 14 && nameIs(head, nameStart, nameEnd, "content-length")) {
     return interpretContentLength(head, valueStart, valueEnd, limits);
   }
-  if (
-    nameLength === 17 &&
-    firstLower === 0x74 &&
-    nameIs(head, nameStart, nameEnd, "transfer-encoding")
-  ) {
+  if (nameLength === 17 && nameIs(head, nameStart, nameEnd, "transfer-encoding")) {
     return interpretTransferEncoding(head, valueStart, valueEnd);
   }
-  if (nameLength === 10 && firstLower === 0x63 && nameIs(head, nameStart, nameEnd, "connection")) {
+  if (nameLength === 10 && nameIs(head, nameStart, nameEnd, "connection")) {
     forEachListElement(head, valueStart, valueEnd, visitConnectionOption);
     return 0;
   }
-  if (nameLength === 6 && firstLower === 0x65 && nameIs(head, nameStart, nameEnd, "expect")) {
+  if (nameLength === 6 && nameIs(head, nameStart, nameEnd, "expect")) {
     // RFC 9110 §10.1.1: only 100-continue is known; HTTP/1.0 expectations are ignored.
     if (head.versionMinor === 0) return 0;
     if (!nameIs(head, valueStart, valueEnd, "100-continue")) {
