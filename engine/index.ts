@@ -50,12 +50,13 @@ export {
   validateHandshake,
 } from "./src/websocket/handshake.ts";
 export type { SendResult } from "./src/websocket/send-rules.ts";
+export type { WebSocketCallback, WebSocketHandler } from "./src/websocket/websocket-host.ts";
 export {
   defaultWebSocketLimits,
   type OutboundPolicy,
   resolveWebSocketLimits,
   type WebSocketLimits,
 } from "./src/websocket/websocket-options.ts";
-export type { WebSocketHandler, WebSocketSession } from "./src/websocket/websocket-session.ts";
+export type { WebSocketSession } from "./src/websocket/websocket-session.ts";
 export type { WebSocketCloseKind, WebSocketStats } from "./src/websocket/websocket-stats.ts";
 export type { WebSocketUpgradeOptions } from "./src/websocket/websocket-upgrade.ts";

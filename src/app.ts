@@ -29,11 +29,14 @@ import {
   openInProcessWebSocket,
 } from "./testing/in-process-websocket.ts";
 import { requestScopeEnabled, runInRequestScope } from "./waiting/request-scope.ts";
-import { Rooms } from "./websocket/rooms.ts";
+import { defaultRoomLimits, type RoomLimits, Rooms } from "./websocket/rooms.ts";
 import { WebSocketEndpoint, type WebSocketRoute } from "./websocket/websocket-route.ts";
 
-/** The App's limits: the engine's, those of the request views and of its failure reports. */
-export interface AppLimits extends Limits, RequestViewLimits, LogLimits {}
+/**
+ * The App's limits: the engine's, those of the request views, of its failure reports and of its
+ * WebSocket rooms.
+ */
+export interface AppLimits extends Limits, RequestViewLimits, LogLimits, RoomLimits {}
 
 /** Defaults of the App's own limits (the engine's are `defaultLimits`). */
 export const defaultRequestViewLimits: RequestViewLimits = Object.freeze({
@@ -145,7 +148,7 @@ export class App<Shared, Locals extends object = NoLocals> {
   /** The limits in force. */
   readonly limits: AppLimits;
   /** The WebSocket rooms of this App (see `app.ws`); `rooms.bridge()` spreads them over processes. */
-  readonly rooms: Rooms = new Rooms();
+  readonly rooms: Rooms;
   readonly #pipeline: RequestPipeline;
   readonly #failures: HandlerFailures;
   readonly #failureLog: FailureLog;
@@ -166,6 +169,9 @@ export class App<Shared, Locals extends object = NoLocals> {
       maxMultipartParts,
       maxMultipartPartHeaderBytes,
       failureReportsPerSecond,
+      maxRoomsPerSocket,
+      maxRoomMemberships,
+      maxRoomNameLength,
       ...engineLimits
     } = options.limits ?? {};
     const appLimits = {
@@ -174,6 +180,9 @@ export class App<Shared, Locals extends object = NoLocals> {
       maxMultipartPartHeaderBytes:
         maxMultipartPartHeaderBytes ?? defaultRequestViewLimits.maxMultipartPartHeaderBytes,
       failureReportsPerSecond: failureReportsPerSecond ?? defaultLogLimits.failureReportsPerSecond,
+      maxRoomsPerSocket: maxRoomsPerSocket ?? defaultRoomLimits.maxRoomsPerSocket,
+      maxRoomMemberships: maxRoomMemberships ?? defaultRoomLimits.maxRoomMemberships,
+      maxRoomNameLength: maxRoomNameLength ?? defaultRoomLimits.maxRoomNameLength,
     };
     for (const [name, value] of Object.entries(appLimits)) {
       if (!Number.isSafeInteger(value) || value < 1) {
@@ -181,6 +190,7 @@ export class App<Shared, Locals extends object = NoLocals> {
       }
     }
     this.limits = Object.freeze({ ...resolveLimits(engineLimits), ...appLimits });
+    this.rooms = new Rooms(this.limits);
     this.#failureLog = new FailureLog(
       options.log === undefined ? console : options.log,
       this.io,
@@ -297,8 +307,10 @@ export class App<Shared, Locals extends object = NoLocals> {
   ): this {
     this.#assertNotStarted();
     const webSocket = new WebSocketEndpoint(
+      path,
       route,
       this.rooms,
+      this.#failures,
       this.limits.maxWebSocketMessageBytes,
     );
     const handler = (() => {
@@ -424,9 +436,11 @@ export class App<Shared, Locals extends object = NoLocals> {
   /**
    * Exact engine counters. `handlerFailures` counts every handler (and middleware) error answered
    * with a 5xx, every stream aborted by one, and every one that came after the headers were
-   * sent: with no other server errors, it equals the 5xx answers plus the aborted streams. A
-   * client leaving (an SSE client closing its connection, say) or a deadline is an ordinary
-   * `"aborted"` outcome: neither counted here nor logged. `redis` is there once `includeRedisStats()` was called.
+   * sent, and every WebSocket callback that threw or rejected (`webSockets.callbackFailures`):
+   * with no other server errors and no WebSockets, it equals the 5xx answers plus the aborted
+   * streams. A client leaving (an SSE client closing its connection, say) or a deadline is an
+   * ordinary `"aborted"` outcome: neither counted here nor logged. `redis` is there once
+   * `includeRedisStats()` was called.
    *
    * @example
    * const { requests, redis } = app.stats();
@@ -520,6 +534,9 @@ export class App<Shared, Locals extends object = NoLocals> {
       maxMultipartParts: _parts,
       maxMultipartPartHeaderBytes: _headers,
       failureReportsPerSecond: _reports,
+      maxRoomsPerSocket: _roomsPerSocket,
+      maxRoomMemberships: _memberships,
+      maxRoomNameLength: _nameLength,
       ...limits
     } = this.limits;
     return limits;

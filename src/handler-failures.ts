@@ -1,4 +1,4 @@
-import type { Exchange } from "corral/engine";
+import type { Exchange, WebSocketCallback } from "corral/engine";
 import type { Context } from "./context.ts";
 import { type FailureLog, failureKind } from "./failure-log.ts";
 
@@ -38,6 +38,20 @@ export class HandlerFailures {
     this.#log.report(
       failureKind("headers sent", error),
       `corral: ${describeRequest(ctx, exchange)}: ${what} failed once the headers were sent; the response still ends normally:`,
+      error,
+    );
+  }
+
+  /**
+   * A callback of the WebSocket route `path` threw or rejected: the engine closed the socket with
+   * 1011, or, for `close`, the socket was gone already.
+   */
+  webSocketCallback(path: string, callback: WebSocketCallback, error: unknown): void {
+    this.count++;
+    const outcome = callback === "close" ? "" : "; the socket is closed with 1011";
+    this.#log.report(
+      failureKind(`WebSocket ${callback}`, error),
+      `corral: WebSocket ${path}: its ${callback} callback failed${outcome}:`,
       error,
     );
   }

@@ -229,5 +229,11 @@ export {
   type RedisRoomBridgeOptions,
   type RedisRoomBridgeStats,
 } from "./websocket/redis-room-bridge.ts";
-export { type RoomBridge, type RoomStats, Rooms } from "./websocket/rooms.ts";
+export {
+  defaultRoomLimits,
+  type RoomBridge,
+  type RoomLimits,
+  type RoomStats,
+  Rooms,
+} from "./websocket/rooms.ts";
 export type { WebSocketRoute } from "./websocket/websocket-route.ts";

@@ -1,5 +1,10 @@
 import { expect, test } from "bun:test";
-import { defaultLimits, defaultLogLimits, defaultRequestViewLimits } from "corral";
+import {
+  defaultLimits,
+  defaultLogLimits,
+  defaultRequestViewLimits,
+  defaultRoomLimits,
+} from "corral";
 
 test("the README's limits table lists every limit with its default", async () => {
   const readme = await Bun.file(`${import.meta.dir}/../README.md`).text();
@@ -11,6 +16,7 @@ test("the README's limits table lists every limit with its default", async () =>
     ...defaultLimits,
     ...defaultRequestViewLimits,
     ...defaultLogLimits,
+    ...defaultRoomLimits,
   });
 });
 
@@ -24,5 +30,6 @@ test("docs/limits.md documents every limit with its default", async () => {
     ...defaultLimits,
     ...defaultRequestViewLimits,
     ...defaultLogLimits,
+    ...defaultRoomLimits,
   });
 });

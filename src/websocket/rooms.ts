@@ -7,10 +7,36 @@ export interface RoomBridge {
   forward(room: string, message: string | Uint8Array): void;
 }
 
+/**
+ * The bounds of an App's rooms, part of its limits. Rooms live in the JavaScript heap, outside
+ * the reservation: these bound what sockets that join many rooms of long names can make them
+ * hold (about 720 bytes of resident memory a membership at worst, each in a room of its own
+ * with a name of 256 characters).
+ */
+export interface RoomLimits {
+  /** Rooms one WebSocket may be a member of at once. */
+  readonly maxRoomsPerSocket: number;
+  /** Memberships of every socket in every room of this process, together. */
+  readonly maxRoomMemberships: number;
+  /** The longest room name, in UTF-16 code units (names are map keys and go to Redis). */
+  readonly maxRoomNameLength: number;
+}
+
+/** Defaults of `RoomLimits`. */
+export const defaultRoomLimits: RoomLimits = Object.freeze({
+  maxRoomsPerSocket: 64,
+  maxRoomMemberships: 16_384,
+  maxRoomNameLength: 256,
+});
+
 /** Counters of the rooms of one process. */
 export interface RoomStats {
   /** Rooms with at least one member here. */
   readonly rooms: number;
+  /** Memberships now: every socket in every room here (bounded by `maxRoomMemberships`). */
+  readonly memberships: number;
+  /** Joins refused at a limit (`maxRoomsPerSocket`, `maxRoomMemberships`, `maxRoomNameLength`). */
+  readonly joinsRefused: number;
   /** Publishes made (here, or received from other processes). */
   readonly publishes: number;
   /** Messages queued to members here (a publish counts once per member). */
@@ -18,9 +44,6 @@ export interface RoomStats {
   /** Deliveries a member's socket refused (over its outbound cap, or closing). */
   readonly refused: number;
 }
-
-/** Longest room name, in UTF-16 code units: names are map keys and go to Redis. */
-export const maxRoomNameLength = 256;
 
 /**
  * Rooms (topics) of WebSockets in one process. A publish encodes the message once and queues
@@ -35,14 +58,17 @@ export const maxRoomNameLength = 256;
  */
 export class Rooms {
   readonly #rooms = new Map<string, Set<AppWebSocket<unknown, unknown>>>();
-  readonly #maxRoomsPerSocket: number;
+  readonly #limits: RoomLimits;
   #bridge: RoomBridge | null = null;
+  #memberships = 0;
+  #joinsRefused = 0;
   #publishes = 0;
   #deliveries = 0;
   #refused = 0;
 
-  constructor(maxRoomsPerSocket = 64) {
-    this.#maxRoomsPerSocket = maxRoomsPerSocket;
+  /** The App makes its rooms with its own limits (`app.rooms`). */
+  constructor(limits: RoomLimits = defaultRoomLimits) {
+    this.#limits = limits;
   }
 
   /** Connects the rooms to other processes; once. */
@@ -51,13 +77,28 @@ export class Rooms {
     this.#bridge = bridge;
   }
 
-  /** Adds `socket` to `room`; a TypeError past `maxRoomsPerSocket` or for a bad name. */
+  /**
+   * Adds `socket` to `room`. A `RangeError` naming the limit, counted in `joinsRefused`, when the
+   * socket is in `maxRoomsPerSocket` rooms already, the process holds `maxRoomMemberships`, or
+   * the name is longer than `maxRoomNameLength`; a `TypeError` for an empty name.
+   */
   join(room: string, socket: AppWebSocket<unknown, unknown>): void {
-    assertRoomName(room);
+    this.#assertName(room, true);
     if (socket.joined.has(room)) return;
-    if (socket.joined.size >= this.#maxRoomsPerSocket) {
-      throw new TypeError(`corral: a WebSocket may join at most ${this.#maxRoomsPerSocket} rooms`);
+    const { maxRoomsPerSocket, maxRoomMemberships } = this.#limits;
+    if (socket.joined.size >= maxRoomsPerSocket) {
+      this.#joinsRefused++;
+      throw new RangeError(
+        `corral: a WebSocket may be in at most ${maxRoomsPerSocket} rooms (maxRoomsPerSocket)`,
+      );
     }
+    if (this.#memberships >= maxRoomMemberships) {
+      this.#joinsRefused++;
+      throw new RangeError(
+        `corral: the rooms hold ${maxRoomMemberships} memberships already (maxRoomMemberships)`,
+      );
+    }
+    this.#memberships++;
     let members = this.#rooms.get(room);
     if (members === undefined) {
       members = new Set();
@@ -71,6 +112,7 @@ export class Rooms {
   leave(room: string, socket: AppWebSocket<unknown, unknown>): void {
     if (!socket.joined.has(room)) return;
     socket.joinedRooms().delete(room);
+    this.#memberships--;
     const members = this.#rooms.get(room);
     if (members === undefined) return;
     members.delete(socket);
@@ -92,7 +134,7 @@ export class Rooms {
    * how many members here it was queued for.
    */
   publish(room: string, message: string | Uint8Array): number {
-    assertRoomName(room);
+    this.#assertName(room, false);
     const delivered = this.deliver(room, message);
     this.#bridge?.forward(room, message);
     return delivered;
@@ -113,18 +155,28 @@ export class Rooms {
     return delivered;
   }
 
+  /** The counters now. */
   stats(): RoomStats {
     return {
       rooms: this.#rooms.size,
+      memberships: this.#memberships,
+      joinsRefused: this.#joinsRefused,
       publishes: this.#publishes,
       deliveries: this.#deliveries,
       refused: this.#refused,
     };
   }
-}
 
-function assertRoomName(room: string): void {
-  if (typeof room !== "string" || room.length === 0 || room.length > maxRoomNameLength) {
-    throw new TypeError(`corral: a room name is a string of 1 to ${maxRoomNameLength} characters`);
+  #assertName(room: string, joining: boolean): void {
+    if (typeof room !== "string" || room.length === 0) {
+      throw new TypeError("corral: a room name is a non-empty string");
+    }
+    const { maxRoomNameLength } = this.#limits;
+    if (room.length > maxRoomNameLength) {
+      if (joining) this.#joinsRefused++;
+      throw new RangeError(
+        `corral: a room name is at most ${maxRoomNameLength} characters (maxRoomNameLength), got ${room.length}`,
+      );
+    }
   }
 }

@@ -7,6 +7,7 @@ import {
   type WebSocketSession,
 } from "corral/engine";
 import type { Context } from "../context.ts";
+import type { HandlerFailures } from "../handler-failures.ts";
 import { AppWebSocket } from "./app-websocket.ts";
 import { type OriginPolicy, originAllowed, validateOriginPolicy } from "./origin-policy.ts";
 import type { Rooms } from "./rooms.ts";
@@ -63,7 +64,17 @@ export class WebSocketEndpoint {
   readonly #limits: WebSocketLimits;
   readonly #handler: WebSocketHandler;
 
-  constructor(route: AnyRoute, rooms: Rooms, maxWebSocketMessageBytes: number) {
+  /**
+   * `path` names the route in failure reports; `failures` logs and counts its callbacks' errors
+   * (`stats().handlerFailures`).
+   */
+  constructor(
+    path: string,
+    route: AnyRoute,
+    rooms: Rooms,
+    failures: HandlerFailures,
+    maxWebSocketMessageBytes: number,
+  ) {
     if (typeof route?.message !== "function") {
       throw new TypeError("corral: a WebSocket route needs a message(socket, message) function");
     }
@@ -96,6 +107,9 @@ export class WebSocketEndpoint {
         const socket = socketOf(session);
         rooms.leaveAll(socket);
         route.close?.(socket, code, reason);
+      },
+      failed(_session, error, callback) {
+        failures.webSocketCallback(path, callback, error);
       },
     };
   }

@@ -50,7 +50,14 @@ test("middleware runs on the upgrade: its locals and the params become the socke
     ["close", "bob", 4001, "bye"],
     ["close", "ada", 1000, ""],
   ]);
-  expect(app.rooms.stats()).toEqual({ rooms: 0, publishes: 1, deliveries: 2, refused: 0 });
+  expect(app.rooms.stats()).toEqual({
+    rooms: 0,
+    memberships: 0,
+    joinsRefused: 0,
+    publishes: 1,
+    deliveries: 2,
+    refused: 0,
+  });
   const { webSockets } = app.stats();
   expect([webSockets.accepted, webSockets.open, webSockets.closes.normal]).toEqual([2, 0, 2]);
   await app.stop();

@@ -48,7 +48,14 @@ test("text and binary publishes reach the members of another process once; the s
     { forwarded: 2, forwardFailures: 0, received: 1 },
     { forwarded: 1, forwardFailures: 0, received: 2 },
   ]);
-  expect(a.app.rooms.stats()).toEqual({ rooms: 1, publishes: 3, deliveries: 3, refused: 0 });
+  expect(a.app.rooms.stats()).toEqual({
+    rooms: 1,
+    memberships: 1,
+    joinsRefused: 0,
+    publishes: 3,
+    deliveries: 3,
+    refused: 0,
+  });
 });
 
 test("while Redis is away, a publish reaches the members here and is counted as not forwarded", async () => {

@@ -2,7 +2,8 @@ import type { Exchange } from "../exchange.ts";
 import type { Limits } from "../limits.ts";
 import type { StatsCounters } from "../stats.ts";
 import { closeCodes } from "../websocket/close-codes.ts";
-import type { WebSocketSession, WebSocketTransport } from "../websocket/websocket-session.ts";
+import type { WebSocketTransport } from "../websocket/websocket-host.ts";
+import type { WebSocketSession } from "../websocket/websocket-session.ts";
 import {
   type PendingUpgrade,
   prepareUpgrade,

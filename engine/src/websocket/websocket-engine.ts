@@ -2,7 +2,8 @@ import type { ArenaReservation } from "../internal/arena-reservation.ts";
 import type { Limits } from "../limits.ts";
 import type { StatsCounters } from "../stats.ts";
 import { MessageBufferPool } from "./message-buffer-pool.ts";
-import type { WebSocketContext, WebSocketSession } from "./websocket-session.ts";
+import type { WebSocketContext } from "./websocket-host.ts";
+import type { WebSocketSession } from "./websocket-session.ts";
 
 /**
  * The engine-wide part of WebSockets: the reserved message buffers, the counters, and one

@@ -37,4 +37,14 @@ export interface WebSocketHandler {
   drain?(session: WebSocketSession): void;
   /** The connection is gone; called exactly once. `code` is 1006 when no close frame came. */
   close(session: WebSocketSession, code: number, reason: string): void;
+  /**
+   * One of the callbacks above threw, or `message`'s promise rejected. The engine never lets such
+   * an error past it: it counts it (`stats().webSockets.callbackFailures`), tells it here (for the
+   * operator's log), and closes the socket with 1011 (RFC 6455 §7.4.1), unless the failed call
+   * was `close` (the socket is gone already). A throw from here is ignored.
+   */
+  failed?(session: WebSocketSession, error: unknown, callback: WebSocketCallback): void;
 }
+
+/** Which of a `WebSocketHandler`'s callbacks failed. */
+export type WebSocketCallback = "open" | "message" | "drain" | "close";

@@ -1,3 +1,4 @@
+import { callClose, callNotice, reportFailure } from "./application-calls.ts";
 import { closeCodes } from "./close-codes.ts";
 import type { EncodedMessage } from "./encoded-message.ts";
 import {
@@ -13,8 +14,6 @@ import { type SendResult, validateCloseToSend } from "./send-rules.ts";
 import type { WebSocketContext, WebSocketHandler, WebSocketTransport } from "./websocket-host.ts";
 import type { WebSocketLimits } from "./websocket-options.ts";
 import { failureCloseKind, type WebSocketCloseKind } from "./websocket-stats.ts";
-
-export type { WebSocketContext, WebSocketHandler, WebSocketTransport };
 
 const stateOpen = 0;
 /** We sent (or queued) a close and wait for the peer's. */
@@ -43,7 +42,8 @@ export class WebSocketSession {
   /** Free for the application: what its handler needs to find its own object for this socket. */
   data: unknown = undefined;
   #state = stateOpen;
-  #paused = false;
+  /** Reads stay paused until the 101 is out (`start`). */
+  #paused = true;
   /** Whether the 101 went out (before it, the connection still speaks HTTP). */
   #started = false;
   #flushScheduled = false;
@@ -77,8 +77,6 @@ export class WebSocketSession {
     this.#reader = new InboundReader(inbound, this, limits, storage.small, context.pool);
     this.#queue = new OutboundQueue(storage.batch);
     this.#lastInboundAt = context.now();
-    // Reads stay paused until the 101 is out (`start`).
-    this.#paused = true;
   }
 
   /**
@@ -92,7 +90,7 @@ export class WebSocketSession {
     this.#started = true;
     this.#queue.enableBatch();
     this.#lastInboundAt = this.#context.now();
-    this.#handler.open?.(this);
+    if (!callNotice(this.#handler, this, "open", counters)) this.#closeFailed();
     if (this.#state === stateClosed) return;
     if (leftover !== null) this.onData(leftover, true);
     else {
@@ -223,12 +221,7 @@ export class WebSocketSession {
     counters.closes[kind]++;
     this.#reader.clear();
     this.#queue.reset();
-    const peerClosed = this.#peerCloseCode !== closeCodes.abnormal;
-    this.#handler.close(
-      this,
-      peerClosed ? this.#peerCloseCode : closeCodes.abnormal,
-      peerClosed ? this.#peerCloseReason : "",
-    );
+    callClose(this.#handler, this, this.#peerCloseCode, this.#peerCloseReason, counters);
   }
 
   /** Called by the engine's sweep: the route's deadlines and the write stall. */
@@ -277,8 +270,10 @@ export class WebSocketSession {
     },
     control: (session, parser) => session.#control(parser),
     protocolError: (session, code, reason) => session.#fail(code, reason),
-    // RFC 6455 §7.4.1: 1011, the server met a condition that kept it from the request.
-    messageFailed: (session) => session.#startClose(closeCodes.internalError, "", "normal"),
+    messageFailed: (session, error) => {
+      reportFailure(session.#handler, session, "message", error, session.#context.counters);
+      session.#closeFailed();
+    },
     messageStarted: (session) => {
       session.#messageDeadlineAt = session.#context.now() + session.#limits.messageDeadlineMs;
     },
@@ -339,6 +334,11 @@ export class WebSocketSession {
     this.#adjustReading();
   }
 
+  /** RFC 6455 §7.4.1: 1011, the server met a condition that kept it from going on. */
+  #closeFailed(): void {
+    this.#startClose(closeCodes.internalError, "", "handlerFailed");
+  }
+
   #drop(kind: WebSocketCloseKind): void {
     this.#closeKind ??= kind;
     this.terminate();
@@ -394,7 +394,7 @@ export class WebSocketSession {
     }
     if (this.#backpressured) {
       this.#backpressured = false;
-      this.#handler.drain?.(this);
+      if (!callNotice(this.#handler, this, "drain", this.#context.counters)) this.#closeFailed();
     }
   }
 }

@@ -22,6 +22,8 @@ export type WebSocketCloseKind =
   | "closeTimeout"
   /** The peer stopped reading and our output made no progress for `writeStallMs`. */
   | "writeStall"
+  /** One of the application's callbacks threw (or a message's promise rejected): 1011. */
+  | "handlerFailed"
   /** The TCP connection ended without a closing handshake. */
   | "abnormal";
 
@@ -51,6 +53,8 @@ export interface WebSocketStats {
   readonly waitingForMessageBuffer: number;
   /** Message buffers in use now. */
   readonly messageBuffersInUse: number;
+  /** The application's callbacks that threw or rejected (see `WebSocketHandler.failed`). */
+  readonly callbackFailures: number;
   /** WebSockets ended, by why. */
   readonly closes: { readonly [K in WebSocketCloseKind]: number };
 }
@@ -66,6 +70,7 @@ export class WebSocketCounters {
   pingsSent = 0;
   waitingForMessageBuffer = 0;
   messageBuffersInUse = 0;
+  callbackFailures = 0;
   readonly closes: Record<WebSocketCloseKind, number> = {
     normal: 0,
     protocolError: 0,
@@ -77,6 +82,7 @@ export class WebSocketCounters {
     messageDeadline: 0,
     closeTimeout: 0,
     writeStall: 0,
+    handlerFailed: 0,
     abnormal: 0,
   };
 
@@ -91,6 +97,7 @@ export class WebSocketCounters {
       pingsSent: this.pingsSent,
       waitingForMessageBuffer: this.waitingForMessageBuffer,
       messageBuffersInUse: this.messageBuffersInUse,
+      callbackFailures: this.callbackFailures,
       closes: { ...this.closes },
     };
   }

@@ -1,12 +1,9 @@
 import { asciiBytes } from "../internal/ascii.ts";
 import { acceptKey, type HandshakeRequest, validateHandshake } from "./handshake.ts";
 import type { WebSocketEngine } from "./websocket-engine.ts";
+import type { WebSocketHandler, WebSocketTransport } from "./websocket-host.ts";
 import { resolveWebSocketLimits, type WebSocketLimits } from "./websocket-options.ts";
-import {
-  type WebSocketHandler,
-  WebSocketSession,
-  type WebSocketTransport,
-} from "./websocket-session.ts";
+import { WebSocketSession } from "./websocket-session.ts";
 
 /** What `exchange.upgradeToWebSocket()` takes. */
 export interface WebSocketUpgradeOptions {

@@ -1,13 +1,10 @@
 import { MessageBufferPool } from "../../src/websocket/message-buffer-pool.ts";
+import type { WebSocketHandler, WebSocketTransport } from "../../src/websocket/websocket-host.ts";
 import {
   defaultWebSocketLimits,
   type WebSocketLimits,
 } from "../../src/websocket/websocket-options.ts";
-import {
-  type WebSocketHandler,
-  WebSocketSession,
-  type WebSocketTransport,
-} from "../../src/websocket/websocket-session.ts";
+import { WebSocketSession } from "../../src/websocket/websocket-session.ts";
 import { WebSocketCounters } from "../../src/websocket/websocket-stats.ts";
 import { readServerFrames, type ServerFrame } from "./websocket-frames.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { EncodedMessage } from "../../src/websocket/encoded-message.ts";
-import type { WebSocketHandler } from "../../src/websocket/websocket-session.ts";
+import type { WebSocketHandler } from "../../src/websocket/websocket-host.ts";
 import { fakeSession } from "../support/fake-transport.ts";
 import { clientFrame, closePayload, concatBytes } from "../support/websocket-frames.ts";
 
