@@ -56,6 +56,16 @@ export class HandlerFailures {
     );
   }
 
+  /** A middleware's `cleanup` hook threw: the answer was decided already, the other hooks ran. */
+  cleanupFailed(ctx: AnyContext, exchange: Exchange, error: unknown): void {
+    this.count++;
+    this.#log.report(
+      failureKind("cleanup", error),
+      `corral: ${describeRequest(ctx, exchange)}: a cleanup hook failed; the answer was decided already:`,
+      error,
+    );
+  }
+
   /** The handler failed mid-stream: the engine aborts the stream and counts the failure. */
   abortedStream(ctx: AnyContext, exchange: Exchange, error: unknown): void {
     this.#log.report(

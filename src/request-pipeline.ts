@@ -416,8 +416,9 @@ export class RequestPipeline {
       effective ??= outcome !== "aborted" && exchange.aborted ? "aborted" : outcome;
       try {
         cleanup(ctx, effective);
-      } catch {
+      } catch (error) {
         // A failing cleanup must not keep the others from running; the response is decided.
+        this.#failures.cleanupFailed(ctx, exchange, error);
       }
     }
   }

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { App, Notifier } from "corral";
+import { App, middleware, Notifier } from "corral";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
 import { waitUntil } from "../../engine/test/support/test-server.ts";
 import { listenQuietly } from "../support/listen-quietly.ts";
@@ -99,5 +99,35 @@ test("cleanup sees aborted only for a disconnect or a deadline, also once a stre
   await timed.waitForClose();
   await waitUntil(() => outcomes.length === 2, "the deadline's cleanup");
   expect(outcomes).toEqual(["/left aborted", "/deadline aborted"]);
+  await app.stop();
+});
+
+test("a cleanup hook that throws is logged and counted; the answer stands and the other cleanups run", async () => {
+  const logged: string[] = [];
+  const ran: string[] = [];
+  const app = new App({
+    shared: {},
+    log: { error: (line: unknown, error: unknown) => logged.push(`${line} ${error}`) },
+  })
+    .use(middleware({ cleanup: (_ctx, outcome) => void ran.push(`outer ${outcome}`) }))
+    .use(
+      middleware({
+        cleanup() {
+          throw new Error("could not give the connection back");
+        },
+      }),
+    );
+  app.route("GET", "/hello", (ctx) => ctx.response.text(200, "hello"));
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n");
+  const response = await client.response();
+  expect([response.statusLine, response.text]).toEqual(["HTTP/1.1 200 OK", "hello"]);
+  await waitUntil(() => ran.length === 1, "the outer cleanup");
+  expect(ran).toEqual(["outer success"]);
+  expect(logged).toEqual([
+    "corral: GET /hello: a cleanup hook failed; the answer was decided already: Error: could not give the connection back",
+  ]);
+  expect(app.stats().handlerFailures).toBe(1);
   await app.stop();
 });
