@@ -23,6 +23,7 @@ export class AppWebSocket<Data = undefined, Params = Readonly<Record<string, str
   readonly #rooms: Rooms;
   /** Made on the first join: most sockets of an echo or a feed never join a room. */
   #joined: Set<string> | undefined;
+  #closed = false;
 
   /** @internal Made by the App at upgrade. */
   constructor(rooms: Rooms, data: Data, params: Params, remoteAddress: string | undefined) {
@@ -35,6 +36,16 @@ export class AppWebSocket<Data = undefined, Params = Readonly<Record<string, str
   /** Rooms this socket joined: left when it closes. */
   get joined(): ReadonlySet<string> {
     return this.#joined ?? noRooms;
+  }
+
+  /** Whether the socket has closed (its close callback ran): it is in no room and joins none. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** @internal The socket closed: it leaves its rooms now and can join none after. */
+  markClosed(): void {
+    this.#closed = true;
   }
 
   /** @internal The rooms set that `Rooms` changes. */
@@ -87,9 +98,13 @@ export class AppWebSocket<Data = undefined, Params = Readonly<Record<string, str
     this.#session?.terminate();
   }
 
-  /** Joins a room: `publish(room, …)` anywhere reaches this socket until it leaves or closes. */
-  subscribe(room: string): void {
-    this.#rooms.join(room, this);
+  /**
+   * Joins a room: `publish(room, …)` anywhere reaches this socket until it leaves or closes.
+   * True when the socket is a member; false, joining nothing, once it has closed (a handler
+   * still awaiting when its client left, say). A `RangeError` past the App's room limits.
+   */
+  subscribe(room: string): boolean {
+    return this.#rooms.join(room, this);
   }
 
   /** Leaves a room. */

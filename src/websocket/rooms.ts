@@ -78,13 +78,16 @@ export class Rooms {
   }
 
   /**
-   * Adds `socket` to `room`. A `RangeError` naming the limit, counted in `joinsRefused`, when the
-   * socket is in `maxRoomsPerSocket` rooms already, the process holds `maxRoomMemberships`, or
-   * the name is longer than `maxRoomNameLength`; a `TypeError` for an empty name.
+   * Adds `socket` to `room`; false, adding nothing, when the socket has closed (it left every
+   * room as it closed, and a membership made after would never be left). A `RangeError` naming
+   * the limit, counted in `joinsRefused`, when the socket is in `maxRoomsPerSocket` rooms
+   * already, the process holds `maxRoomMemberships`, or the name is longer than
+   * `maxRoomNameLength`; a `TypeError` for an empty name.
    */
-  join(room: string, socket: AppWebSocket<unknown, unknown>): void {
+  join(room: string, socket: AppWebSocket<unknown, unknown>): boolean {
     this.#assertName(room, true);
-    if (socket.joined.has(room)) return;
+    if (socket.closed) return false;
+    if (socket.joined.has(room)) return true;
     const { maxRoomsPerSocket, maxRoomMemberships } = this.#limits;
     if (socket.joined.size >= maxRoomsPerSocket) {
       this.#joinsRefused++;
@@ -106,6 +109,7 @@ export class Rooms {
     }
     members.add(socket);
     socket.joinedRooms().add(room);
+    return true;
   }
 
   /** Removes `socket` from `room`. */

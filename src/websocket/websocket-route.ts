@@ -105,6 +105,7 @@ export class WebSocketEndpoint {
       },
       close(session, code, reason) {
         const socket = socketOf(session);
+        socket.markClosed();
         rooms.leaveAll(socket);
         route.close?.(socket, code, reason);
       },

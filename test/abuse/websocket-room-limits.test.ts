@@ -13,14 +13,22 @@ import { openMember, until } from "../support/websocket-member.ts";
  */
 function roomsApp(limits: Partial<AppLimits> = {}) {
   const logged: string[] = [];
+  const slowJoins = { started: 0, joined: [] as boolean[] };
   const app = new App({
     shared: {},
     limits,
     log: { error: (line: unknown, error: unknown) => logged.push(`${line} ${error}`) },
   });
   app.ws("/rooms", {
-    message(socket, message) {
+    async message(socket, message) {
       const text = String(message);
+      if (text.startsWith("slow:")) {
+        // A join that awaits something first (a permission check, say).
+        slowJoins.started++;
+        await Bun.sleep(50);
+        slowJoins.joined.push(socket.subscribe(text.slice(5)));
+        return;
+      }
       if (!text.startsWith("join:")) return;
       try {
         socket.subscribe(text.slice(5));
@@ -34,7 +42,7 @@ function roomsApp(limits: Partial<AppLimits> = {}) {
     open: (socket) => socket.subscribe(socket.params.room),
     message() {},
   });
-  return Object.assign(app, { logged });
+  return Object.assign(app, { logged, slowJoins });
 }
 
 test("the room limits' defaults, and a limit below 1 is refused at new App()", () => {
@@ -146,6 +154,27 @@ test("a flood of joins to new rooms stops at maxRoomMemberships; a side member's
     "corral: WebSocket /in/:room: its open callback failed; the socket is closed with 1011: RangeError: corral: the rooms hold 200 memberships already (maxRoomMemberships)",
   ]);
   for (const hostile of hostiles) hostile.destroy();
+  side.socket.close();
+  await app.stop({ graceMs: 100 });
+});
+
+test("a client that leaves while its join awaits leaves no membership behind; the side member still joins", async () => {
+  // Before, subscribe() after the close callback added a member no one would remove: every
+  // such client kept a membership for good, until maxRoomMemberships refused every join.
+  const app = roomsApp({ maxRoomMemberships: 3 });
+  const server = listenQuietly(app);
+  for (let index = 0; index < 10; index++) {
+    using hostile = await RawWebSocket.open(server.port, "/rooms");
+    hostile.sendFrame(1, `slow:hostile-${index}`);
+    await until(() => app.slowJoins.started === index + 1, "the slow join to start");
+  }
+  await until(() => app.slowJoins.joined.length === 10, "the slow joins to finish");
+  expect(app.slowJoins.joined).toEqual(Array(10).fill(false));
+  expect(app.rooms.stats()).toMatchObject({ rooms: 0, memberships: 0 });
+  const side = await openMember(`ws://127.0.0.1:${server.port}/rooms`);
+  for (const room of ["a", "b", "c"]) side.socket.send(`join:${room}`);
+  await until(() => side.received.length === 3, "the side member's joins");
+  expect(side.received).toEqual(["joined 1", "joined 2", "joined 3"]);
   side.socket.close();
   await app.stop({ graceMs: 100 });
 });
