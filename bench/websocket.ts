@@ -3,12 +3,14 @@
 // core 1. Rows: echo messages per server CPU-second (64 B and 16 KiB, 64 clients, one message
 // in flight each), a 64-member room where every member sends (N x N, deliveries per server
 // CPU-second), one publish to 10,000 members (time until the last has it), and RSS per idle
-// connection (2,000 idle sockets). A fourth server, the `Bun.listen` floor (websocket-floor.ts),
+// connection (2,000 idle sockets), and a side client's echo time behind 4 clients that flood
+// empty messages. A fourth server, the `Bun.listen` floor (websocket-floor.ts),
 // shows what corral's transport allows at best. See bench/README.md.
 import { choosePinning } from "./pinning.ts";
 import { clockTicksPerSecond, readCpuSeconds, readRss } from "./process-metrics.ts";
 import {
   type LeanClient,
+  openLean,
   openManyLean,
   serverFrameBytes,
   zeroMaskedFrame,
@@ -137,6 +139,52 @@ async function fanOut(port: number, members: number) {
   return times.sort((a, b) => a - b)[2]!;
 }
 
+/**
+ * `flooders` clients send empty text messages without pause (80,000 frames a write, written
+ * again whenever their socket takes more) and read their echoes, while a side client sends one
+ * 64-byte message at a time, 10 ms apart: milliseconds until each comes back, p99 over `seconds`
+ * (a side message still unanswered when the row ends counts as its wait so far).
+ */
+async function flood(port: number, flooders: number) {
+  const empty = zeroMaskedFrame(1, 0);
+  const chunk = new Uint8Array(empty.length * 80_000);
+  for (let index = 0; index < 80_000; index++) chunk.set(empty, index * empty.length);
+  const hostiles = await openManyLean(port, "/echo", flooders);
+  const side = await openLean(port, "/echo");
+  const pending = hostiles.map(() => chunk.subarray(0, 0));
+  const pump = setInterval(() => {
+    for (const [index, hostile] of hostiles.entries()) {
+      for (let writes = 0; writes < 4; writes++) {
+        const data = pending[index]!.length > 0 ? pending[index]! : chunk;
+        const written = hostile.socket.write(data);
+        pending[index] = data.subarray(Math.max(written, 0));
+        if (pending[index]!.length > 0) break;
+      }
+    }
+  }, 1);
+  await Bun.sleep(warmUpMs);
+  const frame = zeroMaskedFrame(2, 64);
+  const each = serverFrameBytes(64);
+  const waits: number[] = [];
+  const end = performance.now() + seconds * 1000;
+  for (let sent = 1; performance.now() < end; sent++) {
+    const started = performance.now();
+    const answered = new Promise<void>((resolve) => {
+      side.onBytes = (received) => {
+        if (received >= sent * each) resolve();
+      };
+    });
+    side.socket.write(frame);
+    await Promise.race([answered, Bun.sleep(Math.max(end - started, 0))]);
+    waits.push(performance.now() - started);
+    await Bun.sleep(10);
+  }
+  clearInterval(pump);
+  close([...hostiles, side]);
+  waits.sort((a, b) => a - b);
+  return waits[Math.min(waits.length - 1, Math.floor(waits.length * 0.99))]!;
+}
+
 /** Asks the server for a full collection (SIGUSR2, see websocket-server.ts) and lets it run. */
 async function collect(pid: number) {
   process.kill(pid, "SIGUSR2");
@@ -198,6 +246,11 @@ async function measure(kind: Kind) {
       kind,
       await fanOut(port, 10_000),
     );
+    record(
+      "a side client's echo behind 4 clients flooding empty messages (ms, p99)",
+      kind,
+      await flood(port, 4),
+    );
   } finally {
     child.kill();
     await child.exited;
@@ -219,10 +272,12 @@ const median = (values: number[]) => {
   const sorted = values.filter((value) => !Number.isNaN(value)).sort((a, b) => a - b);
   return sorted.length === 0 ? Number.NaN : sorted[Math.floor((sorted.length - 1) / 2)]!;
 };
+/** A ratio with two decimals, or two significant digits when smaller than 0.1 (a latency row). */
+const ratioText = (ratio: number) => (ratio < 0.1 ? ratio.toPrecision(2) : ratio.toFixed(2));
 /** Each run's corral / Bun.serve (or floor / Bun.serve), as a range. */
 const ratioRange = (row: Record<Kind, number[]>, kind: Kind) => {
   const ratios = row[kind].map((value, index) => value / row.bun[index]!);
-  return `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`;
+  return `${ratioText(Math.min(...ratios))}-${ratioText(Math.max(...ratios))}`;
 };
 const format = (value: number) =>
   Number.isNaN(value)
@@ -237,6 +292,6 @@ console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
 for (const [row, values] of Object.entries(rows)) {
   const [bun, ws, corral, floor] = kinds.map((kind) => median(values[kind]));
   console.log(
-    `| ${row} | ${format(bun!)} | ${format(ws!)} | ${format(corral!)} | ${format(floor!)} | ${(corral! / bun!).toFixed(2)}x | ${(floor! / bun!).toFixed(2)}x | ${ratioRange(values, "corral")} |`,
+    `| ${row} | ${format(bun!)} | ${format(ws!)} | ${format(corral!)} | ${format(floor!)} | ${ratioText(corral! / bun!)}x | ${ratioText(floor! / bun!)}x | ${ratioRange(values, "corral")} |`,
   );
 }
