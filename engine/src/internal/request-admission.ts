@@ -16,6 +16,7 @@ import {
 } from "./connection-phase.ts";
 import { pathDispatchKey } from "./dispatch-key.ts";
 import type { HandlerRun } from "./handler-run.ts";
+import { NextTurn } from "./next-turn.ts";
 import { inputComplete, inputIncomplete, type RequestInput } from "./request-input.ts";
 import type { ResponseDraft } from "./response-draft.ts";
 import type { StreamFraming } from "./stream-framing.ts";
@@ -86,8 +87,7 @@ export class RequestAdmission implements LeaseHost, StreamedBodyHost {
   readonly #headLimits: HeadLimits;
   /** Output room a request needs before it is dispatched: its whole response head always fits. */
   readonly #dispatchRoom: number;
-  #turnScheduled = false;
-  #nextTurn: (() => void) | null = null;
+  #nextTurn: NextTurn | null = null;
 
   constructor(host: AdmissionHost) {
     this.#host = host;
@@ -119,19 +119,15 @@ export class RequestAdmission implements LeaseHost, StreamedBodyHost {
 
   /** Lets other connections run; this one goes on from the next turn of the event loop. */
   #yieldTurn(): void {
-    if (this.#turnScheduled || !this.#host.input.pending) return;
-    this.#turnScheduled = true;
+    if (!this.#host.input.pending) return;
     this.#nextTurn ??= this.#makeNextTurn();
-    setImmediate(this.#nextTurn);
+    this.#nextTurn.schedule();
   }
 
-  // Made on first use, in its own method: a closure made in #yieldTurn would make JavaScriptCore
-  // allocate a scope on every call of it, and one made in the constructor costs every slot.
-  #makeNextTurn(): () => void {
-    return () => {
-      this.#turnScheduled = false;
-      this.#host.pump();
-    };
+  // In its own method: a closure made in #yieldTurn would make JavaScriptCore allocate a scope
+  // on every call of it.
+  #makeNextTurn(): NextTurn {
+    return new NextTurn(() => this.#host.pump());
   }
 
   #readHead(): boolean {

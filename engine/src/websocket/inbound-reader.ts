@@ -1,3 +1,4 @@
+import { NextTurn } from "../internal/next-turn.ts";
 import { releaseChunk } from "../internal/socket-chunks.ts";
 import {
   type FrameLimits,
@@ -70,8 +71,7 @@ export class InboundReader<Owner> implements MessageBufferWaiter {
   #heldEndsMessage = false;
   /** Whether a pass over the input is under way (sends made in it leave with its flush). */
   processing = false;
-  #turnScheduled = false;
-  #nextTurn: (() => void) | null = null;
+  #nextTurn: NextTurn | null = null;
   /** Made the first time a handler returns a promise (most never do, or not on every socket). */
   #onSettled: (() => void) | null = null;
   #onFailed: ((error: unknown) => void) | null = null;
@@ -189,19 +189,16 @@ export class InboundReader<Owner> implements MessageBufferWaiter {
   }
 
   #yieldTurn(): void {
-    if (this.#turnScheduled) return;
-    this.#turnScheduled = true;
     this.#nextTurn ??= this.#makeNextTurn();
-    setImmediate(this.#nextTurn);
+    this.#nextTurn.schedule();
   }
 
-  // Made on first use, in its own method: a closure made in #yieldTurn would make JavaScriptCore
-  // allocate a scope on every call of it, and one made in the constructor costs every socket.
-  #makeNextTurn(): () => void {
-    return () => {
-      this.#turnScheduled = false;
+  // In its own method: a closure made in #yieldTurn would make JavaScriptCore allocate a scope
+  // on every call of it.
+  #makeNextTurn(): NextTurn {
+    return new NextTurn(() => {
       if (this.#pending !== null) this.process();
-    };
+    });
   }
 
   #dataRun(bytes: Uint8Array): void {
