@@ -78,6 +78,13 @@ export interface Limits {
    * taken it waits with its reads paused.
    */
   readonly webSocketMessageBuffers: number;
+  /**
+   * How long a socket may hold a message buffer while another message waits for one: past it,
+   * the socket that has held its buffer longest, still receiving its message, is closed with
+   * 1013 (Try Again Later) and its buffer goes to the waiting message. So a few sockets that
+   * start large messages and stall cannot keep every other socket's large messages waiting.
+   */
+  readonly webSocketMessageBufferHoldMs: number;
 }
 
 const kibibyte = 1024;
@@ -118,6 +125,7 @@ export const defaultLimits: Limits = Object.freeze({
   sweepIntervalMs: 250,
   maxWebSocketMessageBytes: 1 * mebibyte,
   webSocketMessageBuffers: 4,
+  webSocketMessageBufferHoldMs: 1_000,
 });
 
 /** Room the engine's own header lines need in the output buffer beside the application's. */
@@ -152,6 +160,7 @@ const minimums: { readonly [K in keyof Limits]: number } = {
   sweepIntervalMs: 1,
   maxWebSocketMessageBytes: 0,
   webSocketMessageBuffers: 0,
+  webSocketMessageBufferHoldMs: 1,
 };
 
 /**

@@ -168,6 +168,7 @@ export function createEngine(options: EngineOptions): Engine {
         const connection = connections[slot]!;
         if (connection.socket !== null) connection.checkDeadlines(now);
       }
+      context.webSockets.pool.reclaim(now, limits.webSocketMessageBufferHoldMs);
       context.scheduler.reclaimBlockedWorker();
     }, limits.sweepIntervalMs);
     if (listener === null) sweep.unref();

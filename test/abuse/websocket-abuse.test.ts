@@ -150,6 +150,32 @@ test("a flood of empty messages from a client that reads: the side member's echo
   side.socket.close();
 }, 60_000);
 
+test("sockets that start large messages and stall lose their message buffers to a waiting message (1013)", async () => {
+  // Before, 4 such sockets held all 4 message buffers until their message deadlines (30 s): any
+  // other socket's large message that came in pieces waited that long.
+  await using app = roomApp({}, { webSocketMessageBufferHoldMs: 300 });
+  const stalled = await Promise.all(
+    Array.from({ length: 4 }, () => RawWebSocket.open(app.port, "/room")),
+  );
+  const partial = clientFrame(2, new Uint8Array(60 * 1024));
+  for (const hostile of stalled) hostile.sendBytes(partial.subarray(0, 20 * 1024));
+  await until(() => app.stats().webSockets.messageBuffersInUse === 4, "4 buffers held");
+  using side = await RawWebSocket.open(app.port, "/room");
+  const message = clientFrame(2, new Uint8Array(40 * 1024).fill(7));
+  side.sendBytes(message.subarray(0, 20 * 1024));
+  await Bun.sleep(50);
+  side.sendBytes(message.subarray(20 * 1024));
+  const [echo] = await side.waitFrames(1);
+  expect([echo!.opcode, echo!.payload.length, echo!.payload[0]]).toEqual([2, 40 * 1024, 7]);
+  // One buffer was wanted: the socket that held its buffer longest gave it up.
+  const closed = stalled.filter((hostile) => hostile.frames().length > 0);
+  expect(closed.map((hostile) => describeFrame(hostile.frames()[0]!))).toEqual([
+    [8, 1013, "message buffer reclaimed"],
+  ]);
+  await until(() => app.stats().webSockets.closes.bufferReclaimed === 1, "the close counted");
+  for (const hostile of stalled) hostile.destroy();
+});
+
 test("a message of exactly maxMessageBytes is echoed; one byte more is closed with 1009", async () => {
   await using app = roomApp({ maxMessageBytes: 64 * 1024, maxFrameBytes: 64 * 1024 });
   const side = await sideMember(app.port);

@@ -1,5 +1,6 @@
 import { NextTurn } from "../internal/next-turn.ts";
 import { releaseChunk } from "../internal/socket-chunks.ts";
+import { closeCodes } from "./close-codes.ts";
 import {
   type FrameLimits,
   FrameParser,
@@ -141,6 +142,20 @@ export class InboundReader<Owner> implements MessageBufferWaiter {
   clear(): void {
     this.#assembly.clear();
     this.#pending = null;
+  }
+
+  /**
+   * The pool wants this reader's buffer for a message that waits (`MessageBufferPool.reclaim`):
+   * given back only while this reader's message is still arriving, and the connection failed
+   * with 1013, what came of the message dropped. False while the message is being handled.
+   */
+  bufferReclaimed(): boolean {
+    if (this.#handling) return false;
+    this.#assembly.clear();
+    this.#host.protocolError(this.#owner, closeCodes.tryAgainLater, "message buffer reclaimed");
+    // Not inside a pass: the close frame goes out now.
+    this.#host.inputDone(this.#owner);
+    return true;
   }
 
   /** A pool buffer for the message waiting on one. */

@@ -39,7 +39,7 @@ export class MessageAssembly {
   append(bytes: Uint8Array, start: number, end: number, waiter: MessageBufferWaiter): boolean {
     const length = end - start;
     if (this.#length + length > this.#buffer.length) {
-      const large = this.#pool.take();
+      const large = this.#pool.take(waiter);
       if (large === undefined) {
         this.#waiting = waiter;
         this.#pool.wait(waiter);

@@ -42,6 +42,7 @@ export class WebSocketEngine implements WebSocketContext {
       limits.webSocketMessageBuffers,
       limits.maxWebSocketMessageBytes,
       stats.webSockets,
+      clock,
       arenas,
     );
   }

@@ -22,6 +22,11 @@ export type WebSocketCloseKind =
   | "closeTimeout"
   /** The peer stopped reading and our output made no progress for `writeStallMs`. */
   | "writeStall"
+  /**
+   * The message buffer this socket held for `webSocketMessageBufferHoldMs` went to a message
+   * that waited for one: 1013.
+   */
+  | "bufferReclaimed"
   /** One of the application's callbacks threw (or a message's promise rejected): 1011. */
   | "handlerFailed"
   /** The TCP connection ended without a closing handshake. */
@@ -30,6 +35,7 @@ export type WebSocketCloseKind =
 /** The kind a failure of the connection counts as, by the close code it sends (RFC 6455 §7.1.7). */
 export function failureCloseKind(code: number): WebSocketCloseKind {
   if (code === closeCodes.invalidPayload) return "invalidPayload";
+  if (code === closeCodes.tryAgainLater) return "bufferReclaimed";
   return code === closeCodes.messageTooBig ? "messageTooBig" : "protocolError";
 }
 
@@ -82,6 +88,7 @@ export class WebSocketCounters {
     messageDeadline: 0,
     closeTimeout: 0,
     writeStall: 0,
+    bufferReclaimed: 0,
     handlerFailed: 0,
     abnormal: 0,
   };

@@ -55,7 +55,12 @@ export function fakeSession(
   const clock = { now: 0 };
   const scheduled: WebSocketSession[] = [];
   const resolved = { ...defaultWebSocketLimits, ...limits };
-  const pool = new MessageBufferPool(poolBuffers, resolved.maxMessageBytes, counters);
+  const pool = new MessageBufferPool(
+    poolBuffers,
+    resolved.maxMessageBytes,
+    counters,
+    () => clock.now,
+  );
   const session = new WebSocketSession(
     transport,
     {
@@ -75,5 +80,5 @@ export function fakeSession(
   const flush = () => {
     for (const target of scheduled.splice(0)) target.flush();
   };
-  return { session, transport, counters, clock, flush };
+  return { session, transport, counters, clock, flush, pool };
 }
