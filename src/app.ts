@@ -524,6 +524,13 @@ export class App<Shared, Locals extends object = NoLocals> {
       // in-process pipelined hello took 0.85-0.92 µs instead of 0.75-0.77 (an eden collection
       // costs about 0.5 ms even with little garbage).
       log: null,
+      // A bug of the engine's, never a handler's error: logged like those, bounded the same way.
+      onInternalError: (error) =>
+        this.#failureLog.report(
+          "internal error",
+          "corral: an internal error closed a connection (stats().internalErrors):",
+          error,
+        ),
     });
     return this.#engine;
   }

@@ -51,6 +51,12 @@ export interface EngineOptions {
   readonly requestCollectionWeight?: number;
   /** Where the budget line goes; `console.log` by default, `null` for silence. */
   readonly log?: ((line: string) => void) | null;
+  /**
+   * Told of an error thrown out of the engine's own handling of a socket event (a bug: every
+   * call into the application is guarded). The connection is closed and the error counted in
+   * `stats().internalErrors`; `console.error` by default, `null` for silence.
+   */
+  readonly onInternalError?: ((error: unknown) => void) | null;
 }
 
 /** Options of `listen()`. */

@@ -177,6 +177,15 @@ export function createEngine(options: EngineOptions): Engine {
   const budget = budgetLine(limits);
   const log = options.log === undefined ? console.log : options.log;
   log?.(budget);
+  const onInternalError =
+    options.onInternalError === undefined ? logInternalError : options.onInternalError;
+  function tellInternalError(error: unknown): void {
+    try {
+      onInternalError?.(error);
+    } catch {
+      // A report that fails has nothing left to tell; the connection is closed regardless.
+    }
+  }
 
   let stopped: Promise<void> | null = null;
   const engine: Engine = {
@@ -219,9 +228,12 @@ export function createEngine(options: EngineOptions): Engine {
             const slot = socket.data;
             if (slot >= 0) connections[slot]!.onClose();
           },
-          error(socket: Socket<number>) {
-            // A socket error, or a throw from our own data handling: either way the connection
-            // cannot continue, so its slot is freed and the socket closed for certain.
+          error(socket: Socket<number>, error: Error) {
+            // A throw from the engine's own handling of a socket event (Bun reports a reset as
+            // a close, not here): told, counted, and the connection cannot continue, so its slot
+            // is freed and the socket closed for certain.
+            stats.internalErrors++;
+            tellInternalError(error);
             const slot = socket.data;
             if (slot >= 0) connections[slot]!.onClose();
             socket.terminate();
@@ -280,4 +292,8 @@ export function createEngine(options: EngineOptions): Engine {
     },
   };
   return engine;
+}
+
+function logInternalError(error: unknown): void {
+  console.error("corral: an internal error closed a connection:", error);
 }

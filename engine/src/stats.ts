@@ -82,6 +82,11 @@ export interface EngineStats {
   /** Handlers that threw or rejected (answered by the engine's bare 500 when unpublished). */
   readonly handlerFailures: number;
   /**
+   * Errors thrown out of the engine's own handling of a socket event, each closing its
+   * connection (see `onInternalError`): 0 in a healthy server.
+   */
+  readonly internalErrors: number;
+  /**
    * Young-generation collections the engine ran: one per 16,384 requests' worth (response text
    * and upgrades count more) or per 4 MiB read, whichever comes first (docs/limits.md).
    */
@@ -126,6 +131,7 @@ export class StatsCounters {
   };
   readonly errors: { [N in EngineErrorName]?: number } = {};
   handlerFailures = 0;
+  internalErrors = 0;
   youngCollections = 0;
   readonly webSockets = new WebSocketCounters();
 
@@ -177,6 +183,7 @@ export class StatsCounters {
       deadlineCloses: { ...this.deadlineCloses },
       errors: { ...this.errors },
       handlerFailures: this.handlerFailures,
+      internalErrors: this.internalErrors,
       youngCollections: this.youngCollections,
       webSockets: this.webSockets.snapshot(),
     };

@@ -6,6 +6,7 @@ interface CheckedOptions {
   readonly streamBodies?: unknown;
   readonly dispatchKey?: unknown;
   readonly requestCollectionWeight?: number;
+  readonly onInternalError?: unknown;
 }
 
 /**
@@ -20,6 +21,10 @@ export function validateEngineOptions(options: CheckedOptions): number {
     if (options[name] !== undefined && typeof options[name] !== "function") {
       throw new TypeError(`corral: ${name} must be a function`);
     }
+  }
+  const onInternalError = options.onInternalError;
+  if (onInternalError != null && typeof onInternalError !== "function") {
+    throw new TypeError("corral: onInternalError must be a function or null");
   }
   const requestWeight = options.requestCollectionWeight ?? 1;
   if (
