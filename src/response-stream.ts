@@ -5,6 +5,17 @@ import type { StreamEncoder } from "./response/stream-encoder.ts";
 const textEncoder = new TextEncoder();
 
 /**
+ * Writes one writer takes in a row before its handler waits for the next turn of the event loop.
+ * A write that fits in staging settles at once, and so does a flush the socket takes at once: a
+ * fast reader of a stream of small writes (the guide's `/numbers`) kept one turn going for most
+ * of a second, and every other client waited that long.
+ */
+export const writesPerTurn = 256;
+
+/** Settles at the next turn of the event loop, after the I/O that waits. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
  * Writes to a streamed response. Bytes are copied into the worker's fixed staging; a write larger
  * than the free staging waits for a flush instead of growing anything. `flush()` resolves once the
  * socket accepted the bytes (a slow reader makes the handler wait, nobody else) and rejects with
@@ -18,6 +29,7 @@ const textEncoder = new TextEncoder();
 export class StreamWriter {
   readonly #stream: ResponseStream;
   readonly #encoder: StreamEncoder | undefined;
+  #writesInRow = 0;
 
   /** @internal Made by `Stream.writer()`. */
   constructor(stream: ResponseStream, encoder?: StreamEncoder) {
@@ -27,6 +39,10 @@ export class StreamWriter {
 
   /** Copies all of `data` (UTF-8 for text), flushing whenever staging is full. */
   async writeAll(data: Uint8Array | string): Promise<void> {
+    if (++this.#writesInRow === writesPerTurn) {
+      this.#writesInRow = 0;
+      await nextTurn();
+    }
     const encoder = this.#encoder;
     if (encoder !== undefined) {
       encoder.write(typeof data === "string" ? textEncoder.encode(data) : data);

@@ -1,13 +1,14 @@
 import type { Limits } from "../limits.ts";
 import type { ParsedHead } from "../parser/parsed-head.ts";
-import { ClientGoneError, ResponseLimitError } from "../response-errors.ts";
+import { ClientGoneError } from "../response-errors.ts";
 import type { StatsCounters } from "../stats.ts";
 import { asciiBytes, hexLength, writeHex } from "./ascii.ts";
+import { FlushTurns } from "./flush-turns.ts";
 import type { HandlerRun } from "./handler-run.ts";
 import type { CachedDateHeader } from "./http-date.ts";
 import type { OutputChannel } from "./output-channel.ts";
 import type { ResponseDraft } from "./response-draft.ts";
-import { checkDeclaredLength, checkFileRange } from "./stream-length.ts";
+import { checkDeclaredLength, checkFileRange, checkStreamGrowth } from "./stream-length.ts";
 import { streamFramePrefixBytes } from "./worker-table.ts";
 import { streamFlushWeight, type YoungCollection } from "./young-collection.ts";
 
@@ -58,6 +59,7 @@ export class StreamFraming {
   #inFlight = false;
   #resolve: (() => void) | null = null;
   #reject: ((error: Error) => void) | null = null;
+  #turns: FlushTurns | null = null;
   #failure: Error | null = null;
   /** A file range `sendFile` asked for, sent after the staged bytes: descriptor, from, to. */
   #file: readonly [number, number, number] | null = null;
@@ -152,8 +154,7 @@ export class StreamFraming {
     if (!Number.isSafeInteger(bytes) || bytes < 0 || bytes > draft.stagingFree) {
       throw new TypeError(`corral: commit(${bytes}) is not within the staging window`);
     }
-    this.#checkTotal(bytes);
-    this.#checkDeclared(bytes);
+    this.#checkGrowth(bytes);
     draft.stagedLength += bytes;
     this.#streamedBytes += bytes;
     this.#connection.stats.bytesCopiedToStaging += bytes;
@@ -164,8 +165,7 @@ export class StreamFraming {
     this.#checkWritable();
     const draft = this.#connection.draft;
     const take = Math.min(bytes.length, draft.stagingFree);
-    this.#checkTotal(take);
-    this.#checkDeclared(take);
+    this.#checkGrowth(take);
     if (take === 0) return 0;
     draft.writeBytes(take === bytes.length ? bytes : bytes.subarray(0, take));
     this.#streamedBytes += take;
@@ -180,8 +180,7 @@ export class StreamFraming {
     draft.writeText(text);
     const added = draft.stagedLength - before;
     try {
-      this.#checkTotal(added);
-      this.#checkDeclared(added);
+      this.#checkGrowth(added);
     } catch (error) {
       draft.stagedLength = before;
       throw error;
@@ -197,7 +196,8 @@ export class StreamFraming {
   sendFile(descriptor: number, position: number, length: number): Promise<void> {
     this.#checkWritable();
     checkFileRange(this.#declaredLength, descriptor, position, length);
-    this.#checkDeclared(length);
+    // The declared length was checked against `maxResponseBytes` when it was declared.
+    this.#checkGrowth(length, Number.POSITIVE_INFINITY);
     this.#streamedBytes += length;
     if (length > 0 && !this.#connection.isHeadRequest) {
       this.#file = [descriptor, position, position + length];
@@ -229,7 +229,14 @@ export class StreamFraming {
       this.#resolve = resolve;
       this.#reject = reject;
     });
-    this.#connection.pump();
+    this.#turns ??= new FlushTurns();
+    const turns = this.#turns;
+    turns.flushing = true;
+    try {
+      this.#connection.pump();
+    } finally {
+      turns.flushing = false;
+    }
     return promise;
   }
 
@@ -323,7 +330,7 @@ export class StreamFraming {
       this.finished = true;
       connection.run.requestDone();
     }
-    resolve?.();
+    if (resolve !== null) this.#turns!.settle(resolve);
   }
 
   /**
@@ -376,21 +383,7 @@ export class StreamFraming {
     );
   }
 
-  #checkDeclared(adding: number): void {
-    if (this.#declaredLength >= 0 && this.#streamedBytes + adding > this.#declaredLength) {
-      throw new TypeError(
-        `corral: the stream would reach ${this.#streamedBytes + adding} bytes, over its declared ${this.#declaredLength}`,
-      );
-    }
-  }
-
-  #checkTotal(adding: number): void {
-    const limit = this.#connection.limits.maxResponseBytes;
-    if (this.#streamedBytes + adding > limit) {
-      throw new ResponseLimitError(
-        "maxResponseBytes",
-        `the stream would reach ${this.#streamedBytes + adding} bytes, over ${limit}`,
-      );
-    }
+  #checkGrowth(adding: number, limit = this.#connection.limits.maxResponseBytes): void {
+    checkStreamGrowth(this.#streamedBytes, adding, this.#declaredLength, limit);
   }
 }

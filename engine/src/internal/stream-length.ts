@@ -35,3 +35,26 @@ export function checkFileRange(
     throw new TypeError("corral: sendFile() takes a descriptor, a position and a length >= 0");
   }
 }
+
+/**
+ * Throws unless a stream of `streamed` bytes may take `adding` more: within `limit`
+ * (`maxResponseBytes`) and within its declared length (`declared`, -1 when none).
+ */
+export function checkStreamGrowth(
+  streamed: number,
+  adding: number,
+  declared: number,
+  limit: number,
+): void {
+  if (streamed + adding > limit) {
+    throw new ResponseLimitError(
+      "maxResponseBytes",
+      `the stream would reach ${streamed + adding} bytes, over ${limit}`,
+    );
+  }
+  if (declared >= 0 && streamed + adding > declared) {
+    throw new TypeError(
+      `corral: the stream would reach ${streamed + adding} bytes, over its declared ${declared}`,
+    );
+  }
+}
