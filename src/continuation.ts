@@ -99,13 +99,18 @@ class Waiter implements NotifierListener {
   }
 }
 
-/** Runs one request's continuation to its end; the App's middleware wraps it once. */
+/**
+ * Runs one request's continuation to its end; the App's middleware wraps it once. A `cleanup`
+ * that throws goes to `cleanupFailed` (logged and counted), never in place of the error that
+ * ended the stream, if one did.
+ */
 export async function runContinuation<Shared, Params, Locals, State>(
   ctx: Context<Shared, Params, Locals>,
   exchange: Exchange,
   io: Io,
   spec: ContinuationSpec<Shared, Params, Locals, State>,
   releaseBody: () => void,
+  cleanupFailed: (error: unknown) => void,
 ): Promise<void> {
   const waiter = new Waiter();
   if (spec.notifier !== undefined && !spec.notifier.add(waiter)) {
@@ -124,6 +129,12 @@ export async function runContinuation<Shared, Params, Locals, State>(
       return;
     }
     const stream = ctx.response.stream(spec.status ?? 200, spec.contentType);
+    if (exchange.method === "HEAD") {
+      // The head is the answer: steps would write only what HEAD drops, and wait (holding a
+      // place in the notifier) for as long as the stream may last.
+      await stream.finish();
+      return;
+    }
     const writer = stream.writer();
     const pooled = spec.mode !== "inline";
     let reason: StepReason = "start";
@@ -150,6 +161,12 @@ export async function runContinuation<Shared, Params, Locals, State>(
     throw error;
   } finally {
     spec.notifier?.remove(waiter);
-    if (started) spec.cleanup?.(state as State, outcome);
+    if (started) {
+      try {
+        spec.cleanup?.(state as State, outcome);
+      } catch (error) {
+        cleanupFailed(error);
+      }
+    }
   }
 }

@@ -285,8 +285,13 @@ export class RequestPipeline {
   /** Runs a continuation (its closure kept out of #dispatch, as for #settle). */
   // biome-ignore lint/suspicious/noExplicitAny: continuations of every state type share one table.
   #continue(ctx: AnyContext, exchange: Exchange, spec: ContinuationSpec<any, any, any, any>) {
-    return runContinuation(ctx, exchange, this.#io, spec, () =>
-      ctx.request.releaseBody("in state()"),
+    return runContinuation(
+      ctx,
+      exchange,
+      this.#io,
+      spec,
+      () => ctx.request.releaseBody("in state()"),
+      (error) => this.#failures.cleanupFailed(ctx, exchange, error),
     );
   }
 

@@ -220,3 +220,79 @@ test("noContent answers 204 without a stream: headers from state() kept, cleanup
   expect(done!.statusLine).toBe("HTTP/1.1 204 No Content");
   await app.stop();
 });
+
+test("HEAD gets the stream's head and ends: the connection goes on, and HEADs never fill the notifier", async () => {
+  const producer = createProducer(2);
+  const app = new App({ shared: producer });
+  app.continuation("GET", "/events", {
+    contentType: "text/event-stream; charset=utf-8",
+    notifier: producer.notifier,
+    state: () => ({ sent: 0 }),
+    async step(_ctx, state, writer) {
+      await writer.writeAll(`data: ${++state.sent}\n\n`);
+      return "wait" as const;
+    },
+  });
+  app.route("GET", "/ping", (ctx) => ctx.response.text(200, "pong"));
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  for (let index = 0; index < 5; index++) {
+    client.send("HEAD /events HTTP/1.1\r\nHost: h\r\n\r\n");
+    await client.waitFor(
+      () => client.receivedText.split("HTTP/1.1 200 OK").length === index + 2,
+      "the HEAD's head",
+    );
+  }
+  client.send("GET /ping HTTP/1.1\r\nHost: h\r\n\r\n");
+  await client.waitFor(
+    () => client.receivedText.endsWith("pong"),
+    "the ping on the same connection",
+  );
+  expect(client.receivedText).toContain("Content-Type: text/event-stream; charset=utf-8\r\n");
+  expect(client.receivedText).not.toContain("data:");
+  expect(producer.notifier.size).toBe(0);
+  using listener = await RawClient.connect(server.port);
+  listener.send("GET /events HTTP/1.1\r\nHost: h\r\n\r\n");
+  await listener.waitFor(() => listener.receivedText.includes("data: 1"), "a GET's first event");
+  await app.stop({ graceMs: 100 });
+});
+
+test("a cleanup that throws is logged and counted, on disconnect too, and never hides the step's error", async () => {
+  const logged: string[] = [];
+  const app = new App({
+    shared: {},
+    log: { error: (line: unknown, error: unknown) => logged.push(`${line} ${error}`) },
+  });
+  const notifier = new Notifier({ capacity: 4 });
+  app.continuation("GET", "/:how", {
+    contentType: "text/plain",
+    notifier,
+    state: (ctx) => ({ how: ctx.params.how }),
+    async step(_ctx, state, writer) {
+      await writer.writeAll("started\n");
+      if (state.how === "fails") {
+        await writer.flush();
+        throw new RangeError("the step broke");
+      }
+      return "wait" as const;
+    },
+    cleanup(state, outcome) {
+      throw new Error(`cleanup of ${state.how} broke (${outcome})`);
+    },
+  });
+  const server = listenQuietly(app);
+  const leaving = await RawClient.connect(server.port);
+  leaving.send("GET /leaves HTTP/1.1\r\nHost: h\r\n\r\n");
+  await leaving.waitFor(() => leaving.receivedText.includes("started"), "the first step");
+  leaving.destroy();
+  using failing = await RawClient.connect(server.port);
+  failing.send("GET /fails HTTP/1.1\r\nHost: h\r\n\r\n");
+  await waitUntil(() => logged.length === 3, "three reports");
+  expect(logged.sort()).toEqual([
+    "corral: GET /fails: a cleanup hook failed; the answer was decided already: Error: cleanup of fails broke (error)",
+    "corral: GET /fails: the handler failed after its stream's headers were sent; the stream is aborted: RangeError: the step broke",
+    "corral: GET /leaves: a cleanup hook failed; the answer was decided already: Error: cleanup of leaves broke (aborted)",
+  ]);
+  expect(app.stats().handlerFailures).toBe(3);
+  await app.stop({ graceMs: 100 });
+});
