@@ -6,7 +6,7 @@ import {
   resolveLimits,
 } from "corral/engine";
 import type { Context } from "./context.ts";
-import type { ContinuationSpec } from "./continuation.ts";
+import { type ContinuationSpec, validateContinuationSpec } from "./continuation.ts";
 import type { ErrorHandling } from "./error-mapping.ts";
 import type { ErrorFormat } from "./errors/error-format.ts";
 import { type AppLog, defaultLogLimits, FailureLog, type LogLimits } from "./failure-log.ts";
@@ -276,9 +276,7 @@ export class App<Shared, Locals extends object = NoLocals> {
   ): this {
     this.#assertNotStarted();
     assertHttpMethod(method);
-    if (typeof spec.step !== "function" || typeof spec.state !== "function") {
-      throw new TypeError("corral: a continuation needs state() and step() functions");
-    }
+    validateContinuationSpec(spec as unknown as ContinuationSpec<never, never, never, never>);
     const handler = (() => {
       throw new TypeError("corral: continuations run through the App");
     }) as AnyHandler;

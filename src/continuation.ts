@@ -56,6 +56,30 @@ export interface ContinuationSpec<Shared, Params, Locals, State> {
   readonly cleanup?: (state: NoInfer<State>, outcome: RequestOutcome) => void;
 }
 
+/** Throws a TypeError or RangeError naming what is wrong in `spec`, at registration. */
+export function validateContinuationSpec(spec: ContinuationSpec<never, never, never, never>): void {
+  if (typeof spec?.step !== "function" || typeof spec.state !== "function") {
+    throw new TypeError("corral: a continuation needs state() and step() functions");
+  }
+  for (const name of ["noContent", "resume", "cleanup"] as const) {
+    if (spec[name] !== undefined && typeof spec[name] !== "function") {
+      throw new TypeError(`corral: continuation option ${name} must be a function`);
+    }
+  }
+  const { wakeAfterMs, status, mode } = spec;
+  if (wakeAfterMs !== undefined && (!Number.isSafeInteger(wakeAfterMs) || wakeAfterMs < 1)) {
+    throw new RangeError(
+      `corral: wakeAfterMs must be a whole number of milliseconds >= 1, got ${wakeAfterMs}`,
+    );
+  }
+  if (status !== undefined && (!Number.isInteger(status) || status < 200 || status > 599)) {
+    throw new RangeError(`corral: a continuation's status must be from 200 to 599, got ${status}`);
+  }
+  if (mode !== undefined && mode !== "pooled" && mode !== "inline") {
+    throw new TypeError(`corral: a continuation's mode is "pooled" or "inline", got ${mode}`);
+  }
+}
+
 /** Waits for a notifier or a timer; a wake that comes while the step runs is not lost. */
 class Waiter implements NotifierListener {
   #pending = false;

@@ -54,6 +54,14 @@ export function serverSentEvents<Shared, Params, Locals, Payload>(
 ): ContinuationSpec<Shared, Params, Locals, ServerSentEventsState> {
   const encode = options.encode ?? ((payload: Payload) => JSON.stringify(payload));
   const maxEvents = options.maxEventsPerStep ?? 64;
+  for (const [name, value] of [
+    ["heartbeatMs", options.heartbeatMs ?? 1],
+    ["maxEventsPerStep", maxEvents],
+  ] as const) {
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new RangeError(`corral: ${name} must be a whole number >= 1, got ${value}`);
+    }
+  }
   return {
     contentType: serverSentEventsContentType,
     notifier: channel.notifier,

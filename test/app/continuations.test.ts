@@ -1,5 +1,13 @@
 import { expect, test } from "bun:test";
-import { App, ManualIo, middleware, Notifier, type RequestOutcome } from "corral";
+import {
+  App,
+  EventChannel,
+  ManualIo,
+  middleware,
+  Notifier,
+  type RequestOutcome,
+  serverSentEvents,
+} from "corral";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
 import { waitUntil } from "../../engine/test/support/test-server.ts";
 import { listenQuietly } from "../support/listen-quietly.ts";
@@ -295,4 +303,29 @@ test("a cleanup that throws is logged and counted, on disconnect too, and never 
   ]);
   expect(app.stats().handlerFailures).toBe(3);
   await app.stop({ graceMs: 100 });
+});
+
+test("a continuation's options and serverSentEvents' are checked at registration", () => {
+  const app = new App({ shared: {} });
+  const base = { contentType: "text/plain", state: () => ({}), step: () => "finish" as const };
+  const refusals: [object, string][] = [
+    [{ ...base, wakeAfterMs: 0 }, "wakeAfterMs must be a whole number of milliseconds >= 1, got 0"],
+    [{ ...base, wakeAfterMs: Number.NaN }, "got NaN"],
+    [{ ...base, status: 99 }, "a continuation's status must be from 200 to 599, got 99"],
+    [{ ...base, mode: "eager" }, 'a continuation\'s mode is "pooled" or "inline", got eager'],
+    [{ ...base, cleanup: "no" }, "continuation option cleanup must be a function"],
+    [{ contentType: "text/plain", state: () => ({}) }, "needs state() and step() functions"],
+  ];
+  for (const [spec, message] of refusals) {
+    expect(() => app.continuation("GET", "/x", spec as never)).toThrow(message);
+  }
+  const channel = new EventChannel({ replayCapacity: 4, maxSubscribers: 4 });
+  for (const [options, message] of [
+    [{ heartbeatMs: 0 }, "heartbeatMs must be a whole number >= 1, got 0"],
+    [{ heartbeatMs: -1 }, "got -1"],
+    [{ maxEventsPerStep: 0 }, "maxEventsPerStep must be a whole number >= 1, got 0"],
+  ] as const) {
+    expect(() => serverSentEvents(channel, options)).toThrow(message);
+  }
+  expect(() => serverSentEvents(channel, { heartbeatMs: 1, maxEventsPerStep: 1 })).not.toThrow();
 });
