@@ -773,6 +773,11 @@ const validBodies: ReadonlyArray<readonly [string, string, string, string?]> = [
   ["trailer fields", "3\r\nabc\r\n0\r\nX-Trailer: 1\r\nY:\t2 \r\n\r\n", "abc"],
   ["bytes that look like framing inside the data", "6\r\n0\r\n\r\n\n\r\n0\r\n\r\n", "0\r\n\r\n\n"],
   ["obs-text in data and trailer", "2\r\n\xe9\xff\r\n0\r\nX: \x80\r\n\r\n", "\xe9\xff"],
+  [
+    "a size of 16 digits, leading zeros (maxChunkSizeDigits)",
+    `${"0".repeat(15)}5\r\nhello\r\n0\r\n\r\n`,
+    "hello",
+  ],
 ];
 
 describe("ChunkedBodyDecoder accepts", () => {
@@ -853,6 +858,7 @@ const invalidBodies: ReadonlyArray<readonly [string, string, EngineErrorName]> =
   ["data longer than its size", "5\r\nhelloXX\r\n0\r\n\r\n", "malformedChunkedBody"],
   ["a bare LF after data", "5\r\nhello\n0\r\n\r\n", "malformedChunkedBody"],
   ["a size that overflows", "ffffffffffffffffff\r\n", "malformedChunkedBody"],
+  ["a size of 17 digits, leading zeros", `${"0".repeat(16)}1\r\n`, "malformedChunkedBody"],
   ["NUL in a trailer", "0\r\nX: a\0\r\n\r\n", "malformedChunkedBody"],
   ["obs-fold in the trailer section", "0\r\nX: a\r\n b\r\n\r\n", "malformedChunkedBody"],
   ["a trailer line without a colon", "0\r\nX\r\n\r\n", "malformedChunkedBody"],
