@@ -33,6 +33,12 @@ export interface Limits {
    * while other requests wait for a worker; past it the connection stalled longest is closed.
    */
   readonly blockedOutputWorkersPercent: number;
+  /**
+   * Percent of the workers that handlers waiting for more of a streamed request body (a slow
+   * upload) may hold while other requests wait for a worker; past it the connection whose handler
+   * has waited longest is answered 408 and closed.
+   */
+  readonly slowUploadWorkersPercent: number;
   /** Seconds sent in `Retry-After` when the wait queue is full. */
   readonly retryAfterSeconds: number;
   /** Bytes of response body a worker can stage (copied output); more is a `ResponseLimitError`. */
@@ -109,6 +115,7 @@ export const defaultLimits: Limits = Object.freeze({
   workers: 64,
   maxQueuedRequests: 1024,
   blockedOutputWorkersPercent: 25,
+  slowUploadWorkersPercent: 25,
   retryAfterSeconds: 1,
   stagingBytes: 64 * kibibyte,
   maxResponseHeaderBytes: 8 * kibibyte,
@@ -144,6 +151,7 @@ const minimums: { readonly [K in keyof Limits]: number } = {
   workers: 1,
   maxQueuedRequests: 0,
   blockedOutputWorkersPercent: 0,
+  slowUploadWorkersPercent: 0,
   retryAfterSeconds: 0,
   stagingBytes: 64,
   maxResponseHeaderBytes: 64,
@@ -186,8 +194,8 @@ export function resolveLimits(overrides: Partial<Limits> = {}): Limits {
       `corral: limit connectionOutputBytes must be at least maxResponseHeaderBytes + ${engineHeaderReserveBytes}`,
     );
   }
-  if (limits.blockedOutputWorkersPercent > 100) {
-    throw new RangeError("corral: limit blockedOutputWorkersPercent must not exceed 100");
+  for (const name of ["blockedOutputWorkersPercent", "slowUploadWorkersPercent"] as const) {
+    if (limits[name] > 100) throw new RangeError(`corral: limit ${name} must not exceed 100`);
   }
   if (limits.stagingBytes > limits.maxResponseBytes) {
     throw new RangeError("corral: limit stagingBytes must not exceed maxResponseBytes");

@@ -87,7 +87,7 @@ export function createEngine(options: EngineOptions): Engine {
     scheduler: new WorkerScheduler(
       limits,
       stats,
-      (slot) => connections[slot]!.closer.closeStalled(),
+      (slot, why) => connections[slot]!.closer.closeStalled(why),
       arenas,
     ),
     webSockets: new WebSocketEngine(limits, stats, () => context.now, arenas),

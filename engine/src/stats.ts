@@ -26,6 +26,10 @@ export interface EngineStats {
   readonly workersHeldByBlockedOutput: number;
   /** Connections closed because blocked output held more than its share of the workers. */
   readonly blockedOutputCloses: number;
+  /** Workers held now by handlers waiting for more of a streamed request body. */
+  readonly workersHeldBySlowUploads: number;
+  /** Uploads answered 408 because slow uploads held more than their share of the workers. */
+  readonly slowUploadCloses: number;
   /**
    * Workers handed to a waiting request ahead of an older one, because its dispatch key (the
    * App's route) held fewer workers: fair dispatch at work.
@@ -107,6 +111,8 @@ export class StatsCounters {
   blockedConnections = 0;
   workersHeldByBlockedOutput = 0;
   blockedOutputCloses = 0;
+  workersHeldBySlowUploads = 0;
+  slowUploadCloses = 0;
   fairDispatches = 0;
   queueDisplacements = 0;
   idleConnectionsReclaimed = 0;
@@ -160,6 +166,8 @@ export class StatsCounters {
       blockedConnections: this.blockedConnections,
       workersHeldByBlockedOutput: this.workersHeldByBlockedOutput,
       blockedOutputCloses: this.blockedOutputCloses,
+      workersHeldBySlowUploads: this.workersHeldBySlowUploads,
+      slowUploadCloses: this.slowUploadCloses,
       fairDispatches: this.fairDispatches,
       queueDisplacements: this.queueDisplacements,
       idleConnectionsReclaimed: this.idleConnectionsReclaimed,

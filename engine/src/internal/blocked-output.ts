@@ -1,6 +1,6 @@
 import type { Limits } from "../limits.ts";
 import type { StatsCounters } from "../stats.ts";
-import { SlotQueue } from "./slot-queue.ts";
+import { StalledClients } from "./stalled-clients.ts";
 
 /**
  * The rule for connections whose output is blocked (the client does not read what was sent):
@@ -18,37 +18,10 @@ import { SlotQueue } from "./slot-queue.ts";
  *
  * So a client that stops reading slows only itself, and a crowd of them cannot make others wait.
  */
-export class BlockedOutputRule {
-  readonly #holders: SlotQueue;
-  readonly #share: number;
-  readonly #stats: StatsCounters;
-
+export class BlockedOutputRule extends StalledClients {
   constructor(limits: Limits, stats: StatsCounters) {
-    this.#holders = new SlotQueue(limits.maxConnections);
-    this.#share = Math.floor((limits.workers * limits.blockedOutputWorkersPercent) / 100);
-    this.#stats = stats;
-  }
-
-  /** The connection in `slot` holds a worker while its output is blocked, or no longer does. */
-  setHolding(slot: number, holding: boolean): void {
-    if (holding) this.#holders.push(slot);
-    else this.#holders.remove(slot);
-    this.#stats.workersHeldByBlockedOutput = this.#holders.length;
-  }
-
-  /** A holder's write made progress: it is no longer the one stalled longest. */
-  progressed(slot: number): void {
-    if (!this.#holders.has(slot)) return;
-    this.#holders.remove(slot);
-    this.#holders.push(slot);
-  }
-
-  /**
-   * The connection to close because blocked output holds more than its share of the workers
-   * while `waiting` requests wait for one, or -1 when none must go.
-   */
-  connectionToClose(waiting: number): number {
-    if (waiting === 0 || this.#holders.length <= this.#share) return -1;
-    return this.#holders.first;
+    super(limits.maxConnections, limits.workers, limits.blockedOutputWorkersPercent, (holders) => {
+      stats.workersHeldByBlockedOutput = holders;
+    });
   }
 }

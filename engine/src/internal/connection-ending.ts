@@ -86,9 +86,17 @@ export class ConnectionEnding {
     host.stats.pipelinedInputDrops++;
   }
 
-  /** Closed by the blocked-output rule: the client stopped reading and others need the worker. */
-  closeStalled(): void {
+  /**
+   * Closed by the blocked-output rule (the client stopped reading) or the slow-upload rule (its
+   * handler waited longest for the body, answered 408), while others need the worker.
+   */
+  closeStalled(why: "blockedOutput" | "slowUpload"): void {
     const host = this.#host;
+    if (why === "slowUpload") {
+      host.stats.slowUploadCloses++;
+      this.fail("bodyTimeout");
+      return;
+    }
     host.stats.blockedOutputCloses++;
     host.abortExchange(new ClientGoneError("the client stopped reading"));
     host.terminate();

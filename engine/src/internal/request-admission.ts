@@ -332,6 +332,10 @@ export class RequestAdmission implements LeaseHost, StreamedBodyHost {
     host.adjustReading();
   }
 
+  uploadWaiting(waiting: boolean): void {
+    this.#host.lease.awaitingUpload(waiting);
+  }
+
   bodyEnded(): void {
     const host = this.#host;
     if (host.deadlineKind !== "stream") host.setDeadline("request", host.limits.requestDeadlineMs);

@@ -15,6 +15,8 @@ export interface StreamedBodyHost {
   bodyProgressed(): void;
   /** The last piece was handed over: the request deadline applies from now. */
   bodyEnded(): void;
+  /** The handler starts, or stops, waiting for more of the body (see slow-uploads.ts). */
+  uploadWaiting(waiting: boolean): void;
   /**
    * The body broke rule `name`: the error the handler's read rejects with when the application
    * answers it (the connection closes after that answer), else null.
@@ -91,6 +93,7 @@ export class StreamedBody {
       this.#reject = reject;
     });
     this.#host.bodyProgressed();
+    this.#host.uploadWaiting(true);
     return promise;
   }
 
@@ -148,6 +151,7 @@ export class StreamedBody {
   }
 
   #settled(): void {
+    if (this.waiting) this.#host.uploadWaiting(false);
     this.waiting = false;
     this.#resolve = null;
     this.#reject = null;

@@ -46,6 +46,7 @@ export class WorkerLease implements SchedulerLease {
   #grants = 0;
   /** Whether the blocked-output rule lists this lease as holding its worker behind blocked output. */
   #behindBlockedOutput = false;
+  #awaitingUpload = false;
   #grantToRun = -1;
   #runGranted: (() => void) | null = null;
   #runDisplaced: (() => void) | null = null;
@@ -182,6 +183,19 @@ export class WorkerLease implements SchedulerLease {
     if (holding) this.#scheduler.reclaimBlockedWorker();
   }
 
+  /**
+   * Tells the slow-upload rule whether the held worker's handler now waits for more of the body
+   * it streams; a new holder may push the holders past their share, and the connection whose
+   * handler has waited longest is answered 408 (see slow-uploads.ts).
+   */
+  awaitingUpload(waiting: boolean): void {
+    const holding = waiting && this.#state === "held";
+    if (holding === this.#awaitingUpload) return;
+    this.#awaitingUpload = holding;
+    this.#scheduler.slowUploads.setHolding(this.slot, holding);
+    if (holding) this.#scheduler.reclaimBlockedWorker();
+  }
+
   /** The abandoned handler settled: `abandoned` -> `none`, the worker goes back. */
   settleAbandoned(): void {
     this.#expect("abandoned", "settle an abandoned worker");
@@ -253,6 +267,10 @@ export class WorkerLease implements SchedulerLease {
   }
 
   #leaveBlockedOutput(): void {
+    if (this.#awaitingUpload) {
+      this.#awaitingUpload = false;
+      this.#scheduler.slowUploads.setHolding(this.slot, false);
+    }
     if (!this.#behindBlockedOutput) return;
     this.#behindBlockedOutput = false;
     this.#scheduler.blockedOutput.setHolding(this.slot, false);

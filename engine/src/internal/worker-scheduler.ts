@@ -3,6 +3,7 @@ import type { StatsCounters } from "../stats.ts";
 import type { ArenaReservation } from "./arena-reservation.ts";
 import { BlockedOutputRule } from "./blocked-output.ts";
 import { FairQueue } from "./fair-queue.ts";
+import { SlowUploadRule } from "./slow-uploads.ts";
 import { type WorkerSlot, WorkerTable } from "./worker-table.ts";
 
 /**
@@ -34,6 +35,7 @@ export interface SchedulerLease {
  */
 export class WorkerScheduler {
   readonly blockedOutput: BlockedOutputRule;
+  readonly slowUploads: SlowUploadRule;
   readonly #limits: Limits;
   readonly #stats: StatsCounters;
   readonly #table: WorkerTable;
@@ -43,7 +45,7 @@ export class WorkerScheduler {
   readonly #keyOfWorker: Int32Array;
   readonly #requests: FairQueue;
   readonly #reacquires: FairQueue;
-  readonly #closeStalled: (slot: number) => void;
+  readonly #closeStalled: (slot: number, why: "blockedOutput" | "slowUpload") => void;
   #leases: readonly SchedulerLease[] = [];
   #arrivals = 0;
 
@@ -51,7 +53,7 @@ export class WorkerScheduler {
   constructor(
     limits: Limits,
     stats: StatsCounters,
-    closeStalled: (slot: number) => void,
+    closeStalled: (slot: number, why: "blockedOutput" | "slowUpload") => void,
     arenas?: ArenaReservation,
   ) {
     this.#limits = limits;
@@ -61,6 +63,7 @@ export class WorkerScheduler {
     this.#requests = new FairQueue(limits.maxConnections, this.#held);
     this.#reacquires = new FairQueue(limits.maxConnections, this.#held);
     this.blockedOutput = new BlockedOutputRule(limits, stats);
+    this.slowUploads = new SlowUploadRule(limits, stats);
     this.#closeStalled = closeStalled;
   }
 
@@ -135,10 +138,15 @@ export class WorkerScheduler {
     this.#leases[slot]!.grant(worker);
   }
 
-  /** Closes the connection stalled longest when blocked output holds more than its share. */
+  /**
+   * Closes the connection stalled longest when blocked output, or slow uploads, hold more than
+   * their share of the workers while requests wait for one.
+   */
   reclaimBlockedWorker(): void {
     const slot = this.blockedOutput.connectionToClose(this.waiting);
-    if (slot >= 0) this.#closeStalled(slot);
+    if (slot >= 0) this.#closeStalled(slot, "blockedOutput");
+    const upload = this.slowUploads.connectionToClose(this.waiting);
+    if (upload >= 0) this.#closeStalled(upload, "slowUpload");
   }
 
   #assign(worker: WorkerSlot, key: number): void {
