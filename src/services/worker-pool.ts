@@ -219,6 +219,11 @@ export class WorkerPool<Request, Response> implements AsyncDisposable {
     this.#threads.add(exited);
     void exited.then(() => {
       this.#threads.delete(exited);
+      // A slot left down while too many retired threads lingered gets its thread back now,
+      // not only when a job comes for it (the pool keeps `threads` threads running).
+      if (this.#closing === undefined) {
+        for (const down of this.#slots) if (!down.live && !down.failedToStart) this.#start(down);
+      }
       this.#pump();
     });
     return true;

@@ -255,6 +255,23 @@ describe("WorkerPool: limits", () => {
 });
 
 describe("WorkerPool: abort and close", () => {
+  test("after a burst of aborted running jobs, every slot has its thread again without a new job", async () => {
+    // Each abort replaces a thread; past twice `threads` lingering, replacements wait, and the
+    // slots left down were started again only when a job came (stats showed 0 threads).
+    await using workers = pool({ threads: 2 });
+    for (let burst = 0; burst < 20; burst++) {
+      const controllers = [new AbortController(), new AbortController()];
+      const hung = controllers.map((controller) =>
+        outcome(workers.run({ kind: "hang" }, { signal: controller.signal })),
+      );
+      for (const controller of controllers) controller.abort();
+      await Promise.all(hung);
+    }
+    await until(() => workers.stats().retiring === 0);
+    await until(() => workers.stats().threads === 2);
+    expect(workers.stats()).toMatchObject({ threads: 2, busy: 0, retiring: 0, aborted: 40 });
+  });
+
   test("aborting a queued job removes it; aborting a running one replaces its thread", async () => {
     await using workers = pool({ threads: 1 });
     const first = await workers.run(echo("first"));
