@@ -31,6 +31,7 @@ export class EntryCursor {
   /** Moves to the next non-empty piece; false when there is none. */
   next(): boolean {
     const raw = this.#raw;
+    this.#start = skipAmpersands(raw, this.#start);
     while (this.#start < raw.length) {
       const start = this.#start;
       let end = raw.indexOf(ampersand, start);
@@ -75,14 +76,25 @@ export class EntryCursor {
  */
 export function countEntries(raw: string, stopAfter: number): number {
   let count = 0;
-  let start = 0;
+  let start = skipAmpersands(raw, 0);
   while (start < raw.length && count <= stopAfter) {
     let end = raw.indexOf(ampersand, start);
     if (end < 0) end = raw.length;
     if (end > start) count++;
-    start = end + 1;
+    start = skipAmpersands(raw, end + 1);
   }
   return count;
+}
+
+/**
+ * The first index from `start` that is not "&": a run of empty pieces (a body of a million
+ * "&"s, which no limit counts) is crossed in one loop instead of an `indexOf` call each, about
+ * five times faster.
+ */
+function skipAmpersands(raw: string, start: number): number {
+  let index = start;
+  while (index < raw.length && raw.charCodeAt(index) === ampersandCode) index++;
+  return index;
 }
 
 /**
@@ -105,7 +117,7 @@ export function countEntryBytes(bytes: Uint8Array, stopAfter: number): number {
 export function firstInRaw(raw: string, name: string): ParameterEntry | undefined {
   // A name holding "=" can never match: entries split at their first "=".
   if (name.includes(equalsSign)) return undefined;
-  let start = 0;
+  let start = skipAmpersands(raw, 0);
   while (start < raw.length) {
     let end = raw.indexOf(ampersand, start);
     if (end < 0) end = raw.length;
@@ -116,7 +128,7 @@ export function firstInRaw(raw: string, name: string): ParameterEntry | undefine
         return { nameRaw: name, valueRaw: raw.slice(after + 1, end) };
       }
     }
-    start = end + 1;
+    start = skipAmpersands(raw, end + 1);
   }
   return undefined;
 }

@@ -213,6 +213,23 @@ test("counting on text and on bytes agrees with the entries, and stops past the 
   expect([countEntries(long, 3), countEntryBytes(Buffer.from(long), 3)]).toEqual([4, 4]);
 });
 
+test("entries and their count are those of a plain split, runs of empty pieces included", () => {
+  fc.assert(
+    fc.property(fc.stringMatching(/^[a=&]{0,16}$/), (raw) => {
+      const pieces = raw.split("&").filter((piece) => piece.length > 0);
+      const expected = pieces.map((piece) => {
+        const equals = piece.indexOf("=");
+        return equals < 0
+          ? { nameRaw: piece, valueRaw: "" }
+          : { nameRaw: piece.slice(0, equals), valueRaw: piece.slice(equals + 1) };
+      });
+      expect(ParameterRecords.parse(raw).entries).toEqual(expected);
+      expect(countEntries(raw, 100)).toBe(pieces.length);
+    }),
+    { numRuns: 5000, seed: 28 },
+  );
+});
+
 describe("firstRaw without splitting (firstInRaw)", () => {
   // Characters that make pieces, names and values: separators, a repeated letter, an escape.
   const piece = fc.stringMatching(/^[ab=&%]{0,12}$/);
