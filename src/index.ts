@@ -90,7 +90,7 @@ export {
 // Content negotiation
 export { mediaTypeQuality, negotiate, parseAccept } from "./negotiation/accept.ts";
 export type { MediaRange } from "./negotiation/media-range.ts";
-export { Notifier, type NotifierListener } from "./notifier.ts";
+export { listenersWokenPerTurn, Notifier, type NotifierListener } from "./notifier.ts";
 export {
   decodeText,
   formDecodeInto,

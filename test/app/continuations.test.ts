@@ -2,6 +2,7 @@ import { expect, test } from "bun:test";
 import {
   App,
   EventChannel,
+  listenersWokenPerTurn,
   ManualIo,
   middleware,
   Notifier,
@@ -24,6 +25,17 @@ function createProducer(capacity: number) {
       notifier.notify();
     },
   };
+}
+
+/** Opens `count` connections, each asking for `/events`. */
+async function openStreams(port: number, count: number): Promise<RawClient[]> {
+  const clients: RawClient[] = [];
+  for (let index = 0; index < count; index++) {
+    const client = await RawClient.connect(port);
+    client.send("GET /events HTTP/1.1\r\nHost: h\r\n\r\n");
+    clients.push(client);
+  }
+  return clients;
 }
 
 test("1,000 continuation streams on 4 workers each receive every notification; others are still served", async () => {
@@ -54,12 +66,7 @@ test("1,000 continuation streams on 4 workers each receive every notification; o
   });
   app.route("GET", "/ping", (ctx) => ctx.response.text(200, "pong"));
   const server = listenQuietly(app);
-  const clients: RawClient[] = [];
-  for (let index = 0; index < 1000; index++) {
-    const client = await RawClient.connect(server.port);
-    client.send("GET /events HTTP/1.1\r\nHost: h\r\n\r\n");
-    clients.push(client);
-  }
+  const clients = await openStreams(server.port, 1000);
   await waitUntil(() => producer.notifier.size === 1000, "1,000 waiting streams", 20_000);
   expect(server.stats().workersBusy).toBe(0);
   for (let event = 1; event <= total; event++) {
@@ -328,4 +335,35 @@ test("a continuation's options and serverSentEvents' are checked at registration
     expect(() => serverSentEvents(channel, options)).toThrow(message);
   }
   expect(() => serverSentEvents(channel, { heartbeatMs: 1, maxEventsPerStep: 1 })).not.toThrow();
+});
+
+test("a publish to 1,000 waiting streams wakes 64 a turn: a request that comes meanwhile is answered before the last has stepped", async () => {
+  expect(listenersWokenPerTurn).toBe(64);
+  const producer = createProducer(1000);
+  let steps = 0;
+  const app = new App({ shared: producer, limits: { workers: 4 } });
+  app.continuation("GET", "/events", {
+    contentType: "text/plain; charset=utf-8",
+    notifier: producer.notifier,
+    state: () => ({ cursor: 0 }),
+    async step(ctx, state, writer) {
+      steps++;
+      while (state.cursor < ctx.shared.events.length) {
+        await writer.writeAll(`${ctx.shared.events[state.cursor++]}\n`);
+      }
+      return "wait" as const;
+    },
+  });
+  app.route("GET", "/side", (ctx) => ctx.response.text(200, `after ${steps} steps`));
+  const server = listenQuietly(app);
+  const clients = await openStreams(server.port, 1000);
+  await waitUntil(() => producer.notifier.size === 1000 && steps === 1000, "1,000 waiting streams");
+  using side = await RawClient.connect(server.port);
+  producer.publish("news");
+  side.send("GET /side HTTP/1.1\r\nHost: h\r\n\r\n");
+  const stepsBeforeSide = Number((await side.response()).text.split(" ")[1]) - 1000;
+  expect(stepsBeforeSide).toBeLessThan(1000);
+  await waitUntil(() => steps === 2000, "every stream's step for the news");
+  for (const client of clients) client.destroy();
+  await app.stop({ graceMs: 100 });
 });
