@@ -46,6 +46,7 @@ export class WorkerLease implements SchedulerLease {
   #grants = 0;
   /** Whether the blocked-output rule lists this lease as holding its worker behind blocked output. */
   #behindBlockedOutput = false;
+  /** Whether the slow-upload rule lists this lease: its handler waits for more of its body. */
   #awaitingUpload = false;
   #grantToRun = -1;
   #runGranted: (() => void) | null = null;
@@ -162,7 +163,7 @@ export class WorkerLease implements SchedulerLease {
   /** The request ended while its handler runs: `held` -> `abandoned`, the worker stays with it. */
   abandon(): void {
     this.#expect("held", "be abandoned");
-    this.#leaveBlockedOutput();
+    this.#leaveStalledRules();
     this.#state = "abandoned";
   }
 
@@ -261,12 +262,13 @@ export class WorkerLease implements SchedulerLease {
   }
 
   #drop(): void {
-    this.#leaveBlockedOutput();
+    this.#leaveStalledRules();
     this.#state = "none";
     this.#host.draft.worker = null;
   }
 
-  #leaveBlockedOutput(): void {
+  /** The worker is no longer held: off the blocked-output and slow-upload lists, if on one. */
+  #leaveStalledRules(): void {
     if (this.#awaitingUpload) {
       this.#awaitingUpload = false;
       this.#scheduler.slowUploads.setHolding(this.slot, false);
