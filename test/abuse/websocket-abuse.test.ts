@@ -115,7 +115,7 @@ test("a ping flood from a client that does not read: its pongs are replaced, not
   const ping = clientFrame(9, "x".repeat(125));
   const flood = new Uint8Array(ping.length * 20_000);
   for (let index = 0; index < 20_000; index++) flood.set(ping, index * ping.length);
-  for (let round = 0; round < 5; round++) hostile.raw.push(flood);
+  for (let round = 0; round < 5; round++) hostile.raw.send(flood);
   const side = await sideMember(app.port);
   expect(await echoes(side, "pong flood?")).toBe("pong flood?");
   expect(app.stats().webSockets.open).toBe(2);
@@ -134,17 +134,23 @@ test("a flood of empty messages from a client that reads: the side member's echo
   const flood = new Uint8Array(empty.length * frames);
   for (let index = 0; index < frames; index++) flood.set(empty, index * empty.length);
   const rounds = 10;
-  for (let round = 0; round < rounds; round++) hostile.raw.push(flood);
+  // `send` keeps the writes in order (concurrent `push`es could interleave mid-frame).
+  for (let round = 0; round < rounds; round++) hostile.raw.send(flood);
   await until(() => app.stats().webSockets.messagesIn > 1000, "the flood to be handled");
   expect(await echoes(side, "still served")).toBe("still served");
   const handledBeforeSide = app.stats().webSockets.messagesIn;
   expect(handledBeforeSide).toBeLessThan((frames * rounds) / 2);
-  // The flood is served too, every frame of it.
+  // The flood is served too, every frame of it (on a timeout, the counters say how far it got).
   await until(
     () => app.stats().webSockets.messagesIn === frames * rounds + 1,
     "the whole flood",
     30_000,
-  );
+  ).catch((error) => {
+    const { messagesIn, open, closes } = app.stats().webSockets;
+    throw new Error(
+      `${error}: ${JSON.stringify({ messagesIn, open, closes, sent: hostile.raw.bytesSent })}`,
+    );
+  });
   expect(app.stats().webSockets.open).toBe(2);
   hostile.destroy();
   side.socket.close();
