@@ -45,6 +45,15 @@ function roomsApp(limits: Partial<AppLimits> = {}) {
   return Object.assign(app, { logged, slowJoins });
 }
 
+/** Asks the `/rooms` route to join `room`; its answer ("joined N", or the error). */
+async function join(
+  socket: { send(message: string): void; next(): Promise<unknown> },
+  room: string,
+): Promise<unknown> {
+  socket.send(`join:${room}`);
+  return socket.next();
+}
+
 test("the room limits' defaults, and a limit below 1 is refused at new App()", () => {
   expect(defaultRoomLimits).toEqual({
     maxRoomsPerSocket: 64,
@@ -63,10 +72,7 @@ test("maxRoomsPerSocket: a socket joins exactly that many rooms; one more is a R
   const app = roomsApp({ maxRoomsPerSocket: 3 });
   const socket = await app.connectWebSocket("/rooms");
   const answers: unknown[] = [];
-  for (const room of ["a", "b", "c", "a", "d"]) {
-    socket.send(`join:${room}`);
-    answers.push(await socket.next());
-  }
+  for (const room of ["a", "b", "c", "a", "d"]) answers.push(await join(socket, room));
   expect(answers).toEqual([
     "joined 1",
     "joined 2",
@@ -85,10 +91,6 @@ test("maxRoomMemberships: all sockets together hold exactly that many; a leave m
   const app = roomsApp({ maxRoomMemberships: 4 });
   const first = await app.connectWebSocket("/rooms");
   const second = await app.connectWebSocket("/rooms");
-  const join = async (socket: typeof first, room: string) => {
-    socket.send(`join:${room}`);
-    return socket.next();
-  };
   expect([
     await join(first, "a"),
     await join(first, "b"),
@@ -114,10 +116,7 @@ test("maxRoomNameLength: a name of exactly that length joins, one unit longer is
   const app = roomsApp({ maxRoomNameLength: 8 });
   const socket = await app.connectWebSocket("/rooms");
   const answers: unknown[] = [];
-  for (const room of ["x".repeat(8), "x".repeat(9), ""]) {
-    socket.send(`join:${room}`);
-    answers.push(await socket.next());
-  }
+  for (const room of ["x".repeat(8), "x".repeat(9), ""]) answers.push(await join(socket, room));
   expect(answers).toEqual([
     "joined 1",
     "RangeError: corral: a room name is at most 8 characters (maxRoomNameLength), got 9",
