@@ -11,6 +11,7 @@ import {
   headIncomplete,
   parseRequestHead,
 } from "../../engine/src/parser/request-head.ts";
+import { decodeAcrossTurns } from "../../engine/test/support/decode-across-turns.ts";
 import { expectLinear, filled, latin1Bytes, linearCase } from "./support/linear-work.ts";
 
 // Issue "No client can deny service to other clients", point 3, for the engine's parsers: the
@@ -122,7 +123,7 @@ const decoded = new Uint8Array(chunkedLimits.maxBodyBytes);
 
 function decode(bytes: Uint8Array): string {
   decoder.reset();
-  const code = decoder.decode(bytes, 0, bytes.length, decoded, chunkedLimits);
+  const code = decodeAcrossTurns(decoder, bytes, 0, bytes.length, decoded, chunkedLimits);
   return outcomeOf(code, chunkedIncomplete, chunkedComplete);
 }
 
@@ -130,7 +131,7 @@ function decodeBytewise(bytes: Uint8Array): string {
   decoder.reset();
   let code = chunkedIncomplete;
   for (let start = 0; start < bytes.length && code === chunkedIncomplete; start++) {
-    code = decoder.decode(bytes, start, start + 1, decoded, chunkedLimits);
+    code = decodeAcrossTurns(decoder, bytes, start, start + 1, decoded, chunkedLimits);
   }
   return outcomeOf(code, chunkedIncomplete, chunkedComplete);
 }

@@ -127,7 +127,10 @@ export class RequestAdmission implements LeaseHost, StreamedBodyHost {
   // In its own method: a closure made in #yieldTurn would make JavaScriptCore allocate a scope
   // on every call of it.
   #makeNextTurn(): NextTurn {
-    return new NextTurn(() => this.#host.pump());
+    return new NextTurn(() => {
+      this.#host.input.chunked.nextTurn();
+      this.#host.pump();
+    });
   }
 
   #readHead(): boolean {
@@ -219,7 +222,10 @@ export class RequestAdmission implements LeaseHost, StreamedBodyHost {
   #readBody(): boolean {
     const host = this.#host;
     const result = host.input.readBody(host.draft.worker!.body, host.limits);
-    if (result === inputIncomplete) return false;
+    if (result === inputIncomplete) {
+      if (host.input.chunked.turnSpent) this.#yieldTurn();
+      return false;
+    }
     if (result !== inputComplete) {
       const name = errorNameOf(result);
       if (name === "bodyTooLarge") return this.#bodyTooLarge("maxBodyBytes");

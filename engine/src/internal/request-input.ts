@@ -16,7 +16,7 @@ import type { StatsCounters } from "../stats.ts";
 import { moveHeadOutOfLargeChunk } from "./large-chunk-head.ts";
 import { joinChunks, releaseChunk, sharesMemory, UnreadChunkCount } from "./socket-chunks.ts";
 
-/** `readHead` / `readBody` need more bytes. */
+/** `readHead` / `readBody` need more bytes, or (`chunked.turnSpent`) the next turn. */
 export const inputIncomplete = 0;
 /** `readHead` parsed a whole head, or `readBody` has the whole body in `body`. */
 export const inputComplete = 1;
@@ -53,7 +53,6 @@ export class RequestInput {
   #lentOwned = false;
   /** Whether `#chunk` is the head buffer holding parked bytes (a body is copied, never borrowed). */
   #parked = false;
-  /** Whether input is dropped as it arrives: the connection takes no more requests. */
   #dropping = false;
   /** `#chunk` counted in `stats.unreadInputBytes` while it is kept unread. */
   readonly #unread: UnreadChunkCount;
@@ -62,7 +61,8 @@ export class RequestInput {
   #bodyChunked = false;
   #bodyLength = 0;
   #bodyReceived = 0;
-  readonly #chunked = new ChunkedBodyDecoder();
+  /** The chunked body's decoder: see `turnSpent`, when decoding waits for the next turn. */
+  readonly chunked = new ChunkedBodyDecoder();
 
   /**
    * `stats.unreadInputBytes` is shared by every connection of a server: the chunks kept unread
@@ -307,7 +307,7 @@ export class RequestInput {
     this.body = emptyBody;
     this.piece = emptyBody;
     this.#chunkedDone = false;
-    if (head.chunked) this.#chunked.reset();
+    if (head.chunked) this.chunked.reset();
   }
 
   /**
@@ -324,7 +324,7 @@ export class RequestInput {
     if (this.#bodyChunked) {
       if (this.#chunkedDone) return inputComplete;
       if (available === 0) return inputIncomplete;
-      const decoder = this.#chunked;
+      const decoder = this.chunked;
       decoder.startWindow();
       const result = decoder.decode(chunk!, this.#start, this.#end, window, limits);
       this.#start += decoder.consumed;
@@ -369,12 +369,12 @@ export class RequestInput {
     const available = chunk === null ? 0 : this.#end - this.#start;
     if (this.#bodyChunked) {
       if (available === 0) return inputIncomplete;
-      const result = this.#chunked.decode(chunk!, this.#start, this.#end, storage, limits);
-      this.#start += this.#chunked.consumed;
+      const result = this.chunked.decode(chunk!, this.#start, this.#end, storage, limits);
+      this.#start += this.chunked.consumed;
       this.#releaseIfUsedUp();
       if (result === chunkedIncomplete) return inputIncomplete;
       if (result !== chunkedComplete) return result;
-      this.body = storage.subarray(0, this.#chunked.decodedLength);
+      this.body = storage.subarray(0, this.chunked.decodedLength);
       return inputComplete;
     }
     const length = this.#bodyLength;

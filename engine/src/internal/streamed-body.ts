@@ -3,6 +3,7 @@ import type { Limits } from "../limits.ts";
 import type { ChunkedLimits } from "../parser/chunked-body.ts";
 import { ClientGoneError, StaleExchangeError } from "../response-errors.ts";
 import type { StatsCounters } from "../stats.ts";
+import { NextTurn } from "./next-turn.ts";
 import { inputComplete, inputIncomplete, type RequestInput } from "./request-input.ts";
 
 /** What a streamed body needs from its connection. */
@@ -51,6 +52,7 @@ export class StreamedBody {
   #error: Error | null = null;
   #resolve: ((piece: Uint8Array | null) => void) | null = null;
   #reject: ((error: Error) => void) | null = null;
+  #nextTurn: NextTurn | null = null;
 
   constructor(host: StreamedBodyHost, limits: Limits) {
     this.#host = host;
@@ -128,7 +130,10 @@ export class StreamedBody {
   #take(): Uint8Array | null | undefined {
     const input = this.#host.input;
     const result = input.readPiece(this.#window, this.#limits);
-    if (result === inputIncomplete) return undefined;
+    if (result === inputIncomplete) {
+      if (input.chunked.turnSpent) this.#decodeAtNextTurn();
+      return undefined;
+    }
     if (result !== inputComplete) {
       const name = errorNameOf(result);
       const refusal = this.#host.bodyRefused(name);
@@ -148,6 +153,20 @@ export class StreamedBody {
     if (piece.buffer === this.#window.buffer) stats.bytesCopiedToWindow += piece.length;
     this.#host.bodyProgressed();
     return piece;
+  }
+
+  /** Decoding stopped to let the other connections run: it goes on at the next turn. */
+  #decodeAtNextTurn(): void {
+    this.#nextTurn ??= this.#makeNextTurn();
+    this.#nextTurn.schedule();
+  }
+
+  // In its own method: a closure made in #decodeAtNextTurn would allocate a scope on every call.
+  #makeNextTurn(): NextTurn {
+    return new NextTurn(() => {
+      this.#host.input.chunked.nextTurn();
+      if (this.waiting) this.supply();
+    });
   }
 
   #settled(): void {

@@ -1,0 +1,137 @@
+import { expect, test } from "bun:test";
+import { createEngine, type Engine } from "../index.ts";
+import {
+  ChunkedBodyDecoder,
+  chunkedComplete,
+  chunkedFramingBytesPerTurn,
+  chunkedIncomplete,
+} from "../src/parser/chunked-body.ts";
+import { parseResponses } from "./support/raw-client.ts";
+
+// Decoding a chunked body costs about 4 ns a framing byte (size lines, extensions, line ends,
+// short data runs); a body decodes at most `chunkedFramingBytesPerTurn` of them a turn of the
+// event loop, so an upload of 1-byte chunks cannot hold the loop for a socket chunk's worth.
+
+const limits = { maxBodyBytes: 1 << 24, maxChunkExtensionBytes: 64, maxTrailerBytes: 64 };
+const bytesOf = (text: string) => new TextEncoder().encode(text);
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+/** A 1-byte chunk costs 6 framing bytes: its size digit, 2 line ends and its byte of data. */
+const oneByteChunksPerTurn = Math.ceil(chunkedFramingBytesPerTurn / 6);
+
+test("a body of 1-byte chunks stops at the turn's budget, takes nothing more until the next turn, and decodes whole across turns", () => {
+  const chunks = 25_000;
+  const input = bytesOf(`${"1\r\nx\r\n".repeat(chunks)}0\r\n\r\n`);
+  const output = new Uint8Array(chunks);
+  const decoder = new ChunkedBodyDecoder();
+  expect(decoder.decode(input, 0, input.length, output, limits)).toBe(chunkedIncomplete);
+  expect([decoder.turnSpent, decoder.decodedLength, decoder.consumed]).toEqual([
+    true,
+    oneByteChunksPerTurn - 1,
+    (oneByteChunksPerTurn - 1) * 6 + 3,
+  ]);
+  let start = decoder.consumed;
+  expect(decoder.decode(input, start, input.length, output, limits)).toBe(chunkedIncomplete);
+  expect([decoder.consumed, decoder.decodedLength]).toEqual([0, oneByteChunksPerTurn - 1]);
+  let turns = 1;
+  let code = chunkedIncomplete;
+  while (code === chunkedIncomplete) {
+    decoder.nextTurn();
+    turns++;
+    code = decoder.decode(input, start, input.length, output, limits);
+    start += decoder.consumed;
+  }
+  expect([code, start, decoder.decodedLength, turns]).toEqual([
+    chunkedComplete,
+    input.length,
+    chunks,
+    Math.ceil((chunks * 6 + 5) / chunkedFramingBytesPerTurn),
+  ]);
+  expect(output.every((byte) => byte === 0x78)).toBe(true);
+});
+
+test("the budget is the connection's, kept from one body to the next until the next turn", () => {
+  const decoder = new ChunkedBodyDecoder();
+  const output = new Uint8Array(1 << 16);
+  const body = bytesOf(`${"1\r\nx\r\n".repeat(oneByteChunksPerTurn / 2)}0\r\n\r\n`);
+  expect(decoder.decode(body, 0, body.length, output, limits)).toBe(chunkedComplete);
+  decoder.reset();
+  expect(decoder.decode(body, 0, body.length, output, limits)).toBe(chunkedIncomplete);
+  expect(decoder.turnSpent).toBe(true);
+  decoder.reset();
+  expect(decoder.decode(body, 0, body.length, output, limits)).toBe(chunkedIncomplete);
+  expect(decoder.consumed).toBe(0);
+  decoder.nextTurn();
+  expect(decoder.decode(body, 0, body.length, output, limits)).toBe(chunkedComplete);
+});
+
+test("large chunks barely spend the budget: 64 chunks of 64 KiB decode in one turn", () => {
+  const size = 64 * 1024;
+  const chunk = `${size.toString(16)}\r\n${"y".repeat(size)}\r\n`;
+  const input = bytesOf(`${chunk.repeat(64)}0\r\n\r\n`);
+  const output = new Uint8Array(64 * size);
+  const decoder = new ChunkedBodyDecoder();
+  expect(decoder.decode(input, 0, input.length, output, limits)).toBe(chunkedComplete);
+  expect([decoder.decodedLength, decoder.turnSpent]).toEqual([64 * size, false]);
+});
+
+/**
+ * Sends a request with a body of `chunks` 1-byte chunks over an in-memory connection to
+ * `engine`, noting `observe()` at the end of every turn until the answer came (the first note is
+ * taken before the engine's first next turn). Returns the notes and the answer's text.
+ */
+async function uploadInMemory<T>(engine: Engine, chunks: number, observe: () => T) {
+  const answers: Uint8Array[] = [];
+  const connection = engine.connectInMemory(
+    (bytes) => answers.push(bytes),
+    () => {},
+  )!;
+  const notes: T[] = [];
+  // Scheduled before the bytes are sent, so it runs before the engine's next turn.
+  setImmediate(() => notes.push(observe()));
+  connection.send(
+    bytesOf(
+      "POST /upload HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n" +
+        `${"1\r\nx\r\n".repeat(chunks)}0\r\n\r\n`,
+    ),
+  );
+  while (answers.length === 0) {
+    await nextTurn();
+    notes.push(observe());
+  }
+  await engine.stop({ graceMs: 0 });
+  return { notes, answer: parseResponses(Buffer.concat(answers), false)[0]!.text };
+}
+
+test("over a connection, a streamed body of 1-byte chunks is decoded one turn's budget a turn", async () => {
+  const chunks = 3 * oneByteChunksPerTurn;
+  let received = 0;
+  const engine = createEngine({
+    log: null,
+    streamBodies: () => true,
+    async handler(exchange) {
+      for await (const piece of exchange.bodyStream()) received += piece.length;
+      exchange.writeText(`got ${received}`);
+    },
+  });
+  const { notes, answer } = await uploadInMemory(engine, chunks, () => received);
+  expect([notes[0], notes.at(-1), answer]).toEqual([
+    oneByteChunksPerTurn - 1,
+    chunks,
+    `got ${chunks}`,
+  ]);
+  expect(notes.length).toBeGreaterThanOrEqual(3);
+});
+
+test("over a connection, a whole body of 1-byte chunks is decoded one turn's budget a turn", async () => {
+  const chunks = 3 * oneByteChunksPerTurn;
+  let handled = false;
+  const engine = createEngine({
+    log: null,
+    handler(exchange) {
+      handled = true;
+      exchange.writeText(`got ${exchange.body.length}`);
+    },
+  });
+  const { notes, answer } = await uploadInMemory(engine, chunks, () => handled);
+  expect([notes.slice(0, 2), answer]).toEqual([[false, false], `got ${chunks}`]);
+});
