@@ -2,6 +2,9 @@
 // against a corral server and Bun.serve doing the same work. An attack only opens raw
 // connections to 127.0.0.1 and is bounded by the caller's window: `stop()` closes every
 // connection it opened.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   closedCount,
   encoder,
@@ -15,6 +18,8 @@ import {
 } from "./attackers.ts";
 import { openMany, RawConnection } from "./raw-connection.ts";
 import { abuse } from "./servers/payloads.ts";
+import { staticFiles, writeStaticFiles } from "./servers/static-files.ts";
+import { sinkPath } from "./servers/upload-sink.ts";
 
 export type AbuseAttackId =
   | "staged"
@@ -25,7 +30,9 @@ export type AbuseAttackId =
   | "route"
   | "forms"
   | "pipelined-5mb"
-  | "forms-pipelined";
+  | "forms-pipelined"
+  | "chunked"
+  | "downloads";
 
 /** One attack, the servers it runs against and the side client's request. */
 export interface AbuseAttack {
@@ -37,6 +44,8 @@ export interface AbuseAttack {
   /** The side client's request target, answered 200 by both servers. */
   readonly sideTarget: string;
   readonly sideHeaders?: string;
+  /** Arguments both servers are started with (made when the attack runs). */
+  readonly serverArgs?: () => readonly string[];
   /** Opens the attacking connections and starts them; resolves once all of them are going. */
   launch(port: number): Promise<RunningAttack>;
 }
@@ -88,6 +97,74 @@ async function formPosters(port: number): Promise<RunningAttack> {
 /** 50 clients that never read, each pipelining 5 MB of `GET /hello` once. */
 function pipelinersOf5Megabytes(port: number): Promise<RunningAttack> {
   return nonReaders(port, 50, pipelinedBytes(get("/hello"), 5_000_000), false);
+}
+
+/**
+ * `count` clients, each streaming one chunked body of 1-byte chunks to the upload sink without
+ * end, as fast as the server takes it (6 bytes on the wire for each byte of body).
+ */
+async function oneByteChunkUploaders(port: number, count: number): Promise<RunningAttack> {
+  const head = encoder.encode(
+    `PUT ${sinkPath} HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n`,
+  );
+  const chunks = encoder.encode("1\r\nx\r\n".repeat(10_000));
+  const connections = await openMany(count, () => RawConnection.open(port));
+  for (const connection of connections) {
+    connection.send(head);
+    connection.sendRepeatedly(chunks);
+  }
+  const sent = () => connections.reduce((sum, connection) => sum + connection.bytesSent, 0);
+  return {
+    outcome: () => `${(sent() / 1048576).toFixed(0)} MiB of chunks taken by the kernel`,
+    stop: () => stopAll(connections),
+  };
+}
+
+/**
+ * `count` keep-alive clients, each asking for `target` again on its connection as soon as it is
+ * answered. `noun` names the answers in the outcome.
+ */
+async function askingAgain(
+  port: number,
+  count: number,
+  target: string,
+  noun: string,
+): Promise<RunningAttack> {
+  const tally = new StatusTally();
+  const request = encoder.encode(get(target));
+  let stopped = false;
+  const openClient = async () => {
+    let connection: RawConnection | undefined;
+    connection = await RawConnection.open(port, {
+      onResponse(status) {
+        tally.add(status);
+        if (!stopped) connection?.send(request);
+      },
+    });
+    return connection;
+  };
+  const connections = await openMany(count, openClient);
+  for (const connection of connections) connection.send(request);
+  return {
+    outcome: () => `${tally.total} ${noun} (${tally})`,
+    stop() {
+      stopped = true;
+      stopAll(connections);
+    },
+  };
+}
+
+let staticFolder: string | undefined;
+
+/** The static scenario's files, written once into a temporary folder removed at exit. */
+function staticFolderArguments(): readonly string[] {
+  if (staticFolder === undefined) {
+    const folder = mkdtempSync(join(tmpdir(), "corral-bench-abuse-static-"));
+    writeStaticFiles(folder);
+    process.on("exit", () => rmSync(folder, { recursive: true, force: true }));
+    staticFolder = folder;
+  }
+  return ["--dir", staticFolder];
 }
 
 export const attacks: readonly AbuseAttack[] = [
@@ -181,31 +258,7 @@ export const attacks: readonly AbuseAttack[] = [
     corral: "corral-slow-route.ts",
     bun: "bun-serve-slow-route.ts",
     sideTarget: abuse.pingPath,
-    async launch(port) {
-      const tally = new StatusTally();
-      const request = encoder.encode(get(abuse.slowPath));
-      let stopped = false;
-      // Keep-alive: each client asks again on its connection as soon as it is answered.
-      const openClient = async () => {
-        let connection: RawConnection | undefined;
-        connection = await RawConnection.open(port, {
-          onResponse(status) {
-            tally.add(status);
-            if (!stopped) connection?.send(request);
-          },
-        });
-        return connection;
-      };
-      const connections = await openMany(200, openClient);
-      for (const connection of connections) connection.send(request);
-      return {
-        outcome: () => `${tally.total} answered (${tally})`,
-        stop() {
-          stopped = true;
-          stopAll(connections);
-        },
-      };
-    },
+    launch: (port) => askingAgain(port, 200, abuse.slowPath, "answered"),
   },
   {
     id: "forms",
@@ -242,5 +295,22 @@ export const attacks: readonly AbuseAttack[] = [
         },
       };
     },
+  },
+  {
+    id: "chunked",
+    title: "uploads of 1-byte chunks: 4 clients streaming one body each without end",
+    corral: "corral-upload.ts",
+    bun: "bun-serve-upload.ts",
+    sideTarget: abuse.pingPath,
+    launch: (port) => oneByteChunkUploaders(port, 4),
+  },
+  {
+    id: "downloads",
+    title: "downloads: 16 clients taking a 10 MiB file again and again, as fast as it comes",
+    corral: "corral-static.ts",
+    bun: "bun-serve-static-file.ts",
+    sideTarget: `/${staticFiles[0].name}`,
+    serverArgs: staticFolderArguments,
+    launch: (port) => askingAgain(port, 16, `/${staticFiles[2].name}`, "downloads"),
   },
 ];

@@ -107,6 +107,7 @@ async function runAttack(
   };
   const serverProcess = await ServerProcess.start({
     script: `${import.meta.dir}/servers/${script}`,
+    args: attack.serverArgs?.() ?? [],
     pinPrefix: plan.pinning.server,
     cwd: plan.repoRoot,
     openFiles,

@@ -1,8 +1,10 @@
 // corral-engine taking PUT bodies as streams (`streamBodies`): each borrowed piece goes to the
-// sink before the next is read, so the upload holds one socket chunk whatever its size.
+// sink before the next is read, so the upload holds one socket chunk whatever its size. GET /ping
+// answers "pong" (the abuse scenario's side request).
 import { listen } from "corral/engine";
 import { announceReady, parsePort } from "./cli.ts";
 import { reportCorral } from "./corral-control.ts";
+import { abuse } from "./payloads.ts";
 import { sinkFor } from "./upload-sink.ts";
 
 const server = listen({
@@ -11,6 +13,10 @@ const server = listen({
   limits: { maxStreamedBodyBytes: 4 * 1024 * 1024 * 1024 },
   streamBodies: (exchange) => exchange.method === "PUT",
   async handler(exchange) {
+    if (exchange.path === abuse.pingPath) {
+      exchange.writeText(abuse.pingText);
+      return;
+    }
     const sink = exchange.bodyStreamed ? await sinkFor(exchange.path) : undefined;
     if (sink === undefined) {
       exchange.setStatus(404);
