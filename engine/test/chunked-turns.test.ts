@@ -74,36 +74,11 @@ test("large chunks barely spend the budget: 64 chunks of 64 KiB decode in one tu
   expect([decoder.decodedLength, decoder.turnSpent]).toEqual([64 * size, false]);
 });
 
-/**
- * Sends a request with a body of `chunks` 1-byte chunks over an in-memory connection to
- * `engine`, noting `observe()` at the end of every turn until the answer came (the first note is
- * taken before the engine's first next turn). Returns the notes and the answer's text.
- */
-async function uploadInMemory<T>(engine: Engine, chunks: number, observe: () => T) {
-  const answers: Uint8Array[] = [];
-  const connection = engine.connectInMemory(
-    (bytes) => answers.push(bytes),
-    () => {},
-  )!;
-  const notes: T[] = [];
-  // Scheduled before the bytes are sent, so it runs before the engine's next turn.
-  setImmediate(() => notes.push(observe()));
-  connection.send(
-    bytesOf(
-      "POST /upload HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n" +
-        `${"1\r\nx\r\n".repeat(chunks)}0\r\n\r\n`,
-    ),
-  );
-  while (answers.length === 0) {
-    await nextTurn();
-    notes.push(observe());
-  }
-  await engine.stop({ graceMs: 0 });
-  return { notes, answer: parseResponses(Buffer.concat(answers), false)[0]!.text };
-}
+const oneByteChunks = (count: number) => "1\r\nx\r\n".repeat(count);
+const lastChunk = "0\r\n\r\n";
 
-test("over a connection, a streamed body of 1-byte chunks is decoded one turn's budget a turn", async () => {
-  const chunks = 3 * oneByteChunksPerTurn;
+/** An engine whose handler reads every body as a stream, counting its bytes (`received()`). */
+function countingEngine() {
   let received = 0;
   const engine = createEngine({
     log: null,
@@ -113,13 +88,54 @@ test("over a connection, a streamed body of 1-byte chunks is decoded one turn's 
       exchange.writeText(`got ${received}`);
     },
   });
-  const { notes, answer } = await uploadInMemory(engine, chunks, () => received);
-  expect([notes[0], notes.at(-1), answer]).toEqual([
+  return { engine, received: () => received };
+}
+
+/**
+ * Sends a chunked request head and `body` over an in-memory connection to `engine`, noting
+ * `observe()` at the end of every turn until `done(answers)` (the first note is taken before the
+ * engine's first next turn). Returns the notes, the connection and its answers so far.
+ */
+async function sendInMemory<T>(
+  engine: Engine,
+  body: string,
+  observe: () => T,
+  done: (answers: readonly Uint8Array[]) => boolean,
+) {
+  const answers: Uint8Array[] = [];
+  const connection = engine.connectInMemory(
+    (bytes) => answers.push(bytes),
+    () => {},
+  )!;
+  const notes: T[] = [];
+  // Scheduled before the bytes are sent, so it runs before the engine's next turn.
+  setImmediate(() => notes.push(observe()));
+  connection.send(
+    bytesOf(`POST /upload HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n${body}`),
+  );
+  while (!done(answers)) {
+    await nextTurn();
+    notes.push(observe());
+  }
+  return { notes, connection, answers };
+}
+
+const answered = (answers: readonly Uint8Array[]) => answers.length > 0;
+const answerText = (answers: readonly Uint8Array[]) =>
+  parseResponses(Buffer.concat(answers), false)[0]!.text;
+
+test("over a connection, a streamed body of 1-byte chunks is decoded one turn's budget a turn", async () => {
+  const chunks = 3 * oneByteChunksPerTurn;
+  const { engine, received } = countingEngine();
+  const body = oneByteChunks(chunks) + lastChunk;
+  const { notes, answers } = await sendInMemory(engine, body, received, answered);
+  expect([notes[0], notes.at(-1), answerText(answers)]).toEqual([
     oneByteChunksPerTurn - 1,
     chunks,
     `got ${chunks}`,
   ]);
   expect(notes.length).toBeGreaterThanOrEqual(3);
+  await engine.stop({ graceMs: 0 });
 });
 
 test("over a connection, a whole body of 1-byte chunks is decoded one turn's budget a turn", async () => {
@@ -132,6 +148,30 @@ test("over a connection, a whole body of 1-byte chunks is decoded one turn's bud
       exchange.writeText(`got ${exchange.body.length}`);
     },
   });
-  const { notes, answer } = await uploadInMemory(engine, chunks, () => handled);
-  expect([notes.slice(0, 2), answer]).toEqual([[false, false], `got ${chunks}`]);
+  const body = oneByteChunks(chunks) + lastChunk;
+  const { notes, answers } = await sendInMemory(engine, body, () => handled, answered);
+  expect([notes.slice(0, 2), answerText(answers)]).toEqual([[false, false], `got ${chunks}`]);
+  await engine.stop({ graceMs: 0 });
+});
+
+test("a streamed body waiting for the next turn waits on the engine, not the client: the slow-upload rule does not count it", async () => {
+  const chunks = 3 * oneByteChunksPerTurn;
+  const { engine, received } = countingEngine();
+  const held = () => engine.stats().workersHeldBySlowUploads;
+  const { notes, connection, answers } = await sendInMemory(
+    engine,
+    oneByteChunks(chunks),
+    held,
+    () => received() === chunks,
+  );
+  // Every note but the last was taken while decoding waited for the next turn.
+  expect(notes.length).toBeGreaterThanOrEqual(3);
+  expect(notes.slice(0, -1).every((count) => count === 0)).toBe(true);
+  // Everything sent is decoded: the read now waits on the client.
+  await nextTurn();
+  expect(held()).toBe(1);
+  connection.send(bytesOf(lastChunk));
+  while (!answered(answers)) await nextTurn();
+  expect([answerText(answers), held()]).toEqual([`got ${chunks}`, 0]);
+  await engine.stop({ graceMs: 0 });
 });

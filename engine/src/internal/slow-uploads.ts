@@ -10,7 +10,9 @@ import { StalledClients } from "./stalled-clients.ts";
  * handlers may hold at most `slowUploadWorkersPercent` of the workers; past that share, the
  * connection whose handler has waited longest for its body is answered 408 and closed
  * (`stats().slowUploadCloses`), and its worker goes to the waiting request once its handler
- * settles. A fast upload rarely waits, and nobody is closed while no request waits.
+ * settles. A fast upload rarely waits (a read that waits only for the next turn, its chunked body
+ * decoding having stopped to let the others run, waits on the engine and is not counted), and
+ * nobody is closed while no request waits.
  */
 export class SlowUploadRule extends StalledClients {
   constructor(limits: Limits, stats: StatsCounters) {

@@ -95,14 +95,17 @@ export class StreamedBody {
       this.#reject = reject;
     });
     this.#host.bodyProgressed();
-    this.#host.uploadWaiting(true);
+    this.#waitingOnClient();
     return promise;
   }
 
-  /** New bytes arrived while a read waits. */
+  /** New bytes arrived while a read waits, or the next turn came. */
   supply(): void {
     const taken = this.#take();
-    if (taken === undefined) return;
+    if (taken === undefined) {
+      if (this.waiting) this.#waitingOnClient();
+      return;
+    }
     const resolve = this.#resolve!;
     this.#settled();
     resolve(taken);
@@ -153,6 +156,14 @@ export class StreamedBody {
     if (piece.buffer === this.#window.buffer) stats.bytesCopiedToWindow += piece.length;
     this.#host.bodyProgressed();
     return piece;
+  }
+
+  /**
+   * Tells the slow-upload rule whether the waiting read waits on the client: a read that waits
+   * for the next turn (decoding stopped to let the others run) waits on the engine.
+   */
+  #waitingOnClient(): void {
+    this.#host.uploadWaiting(!this.#host.input.chunked.turnSpent);
   }
 
   /** Decoding stopped to let the other connections run: it goes on at the next turn. */
