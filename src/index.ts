@@ -137,7 +137,7 @@ export {
 export type { HttpMethod } from "./router/http-methods.ts";
 export type { PathParams } from "./router/path-params.ts";
 // Fixed worker services
-export { serveJobs } from "./services/serve-jobs.ts";
+export { type ServedJob, serveJobs } from "./services/serve-jobs.ts";
 export {
   ServiceBusyError,
   ServiceClosedError,

@@ -24,6 +24,13 @@ export interface WorkerPoolOptions {
   readonly maxQueuedJobs?: number;
   /** The longest a job may hold its thread, in ms (default 30 s); `run` may only shorten it. */
   readonly jobTimeoutMs?: number;
+  /**
+   * How long a running job whose caller gave up may go on, in ms (default 1 s, at most its time
+   * limit): its `signal` fires in the thread, and a job still running after this has its thread
+   * terminated and replaced. 0 terminates it at once. Starting a thread costs milliseconds of
+   * CPU, so without a grace every client that left mid-job made the server pay for one.
+   */
+  readonly cancelGraceMs?: number;
   /** The timers for job time limits; `systemIo` unless a test passes a `ManualIo`. */
   readonly io?: Io;
   /** The threads' name, shown by debuggers and profilers. */
@@ -55,7 +62,7 @@ export interface RunOptions {
    */
   readonly context?: RunContext;
   /**
-   * Aborting removes a queued job, or terminates and replaces the thread running it. With a
+   * Aborting removes a queued job, or cancels a running one (see `cancelGraceMs`). With a
    * `context` too, either signal aborts the job.
    */
   readonly signal?: AbortSignal;
@@ -72,6 +79,7 @@ export interface RunOptions {
 export const defaultWorkerPoolLimits = Object.freeze({
   maxQueuedJobs: 64,
   jobTimeoutMs: 30_000,
+  cancelGraceMs: 1_000,
 });
 
 /**
@@ -85,6 +93,7 @@ export interface ResolvedWorkerPoolOptions {
   readonly threads: number;
   readonly maxQueuedJobs: number;
   readonly jobTimeoutMs: number;
+  readonly cancelGraceMs: number;
   readonly io: Io;
   readonly name: string;
 }
@@ -118,6 +127,12 @@ export function resolveWorkerPoolOptions(options: WorkerPoolOptions): ResolvedWo
     jobTimeoutMs: checkTimeoutMs(
       "jobTimeoutMs",
       options.jobTimeoutMs ?? defaultWorkerPoolLimits.jobTimeoutMs,
+      maxTimeoutMs,
+    ),
+    cancelGraceMs: checkInteger(
+      "cancelGraceMs",
+      options.cancelGraceMs ?? defaultWorkerPoolLimits.cancelGraceMs,
+      0,
       maxTimeoutMs,
     ),
     io: options.io ?? systemIo,

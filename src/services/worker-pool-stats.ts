@@ -1,6 +1,7 @@
 /**
  * Exact counts of a pool's threads and of what became of its jobs. Every `run` call ends in
- * exactly one of completed, failed, timedOut, aborted, rejectedBusy, rejectedClosed, or a crash.
+ * exactly one of completed, failed, timedOut, aborted, rejectedBusy, rejectedClosed, or a crash
+ * (`threadsReplacedAfterAbort` counts threads, not jobs).
  *
  * @example
  * const { busy, queued, rejectedBusy } = pool.stats();
@@ -24,6 +25,11 @@ export interface WorkerPoolStats {
   readonly crashed: number;
   /** Jobs rejected with their signal's reason. */
   readonly aborted: number;
+  /**
+   * Threads terminated and replaced because an aborted job went on past `cancelGraceMs` (not a
+   * job outcome: the job was counted in `aborted`).
+   */
+  readonly threadsReplacedAfterAbort: number;
   /** Jobs refused with `ServiceBusyError`. */
   readonly rejectedBusy: number;
   /** Jobs refused with `ServiceClosedError`. */

@@ -65,6 +65,7 @@ export class WorkerPool<Request, Response> implements AsyncDisposable {
     timedOut: 0,
     crashed: 0,
     aborted: 0,
+    threadsReplacedAfterAbort: 0,
     rejectedBusy: 0,
     rejectedClosed: 0,
   };
@@ -81,6 +82,7 @@ export class WorkerPool<Request, Response> implements AsyncDisposable {
       result: (slot, message) => this.#finish(slot, message),
       ended: (slot, job, detail, exitCode) => {
         this.#counts.crashed++;
+        job?.stopTimer();
         job?.reject(new ServiceCrashedError(detail, exitCode));
         if (!slot.failedToStart && this.#closing === undefined) this.#start(slot);
         this.#pump();
@@ -251,23 +253,49 @@ export class WorkerPool<Request, Response> implements AsyncDisposable {
   #finish(slot: WorkerSlot, message: ResultMessage<unknown>): void {
     const job = slot.job;
     slot.release();
+    job?.stopTimer();
+    // An aborted job's result is dropped: the job was counted when its caller gave up.
     if ("error" in message) {
-      this.#counts.failed++;
-      job?.reject(new ServiceJobError(String(message.error.name), String(message.error.message)));
-    } else {
+      const error = new ServiceJobError(String(message.error.name), String(message.error.message));
+      if (job?.reject(error)) this.#counts.failed++;
+    } else if (job?.resolve(message.response as Response)) {
       this.#counts.completed++;
-      job?.resolve(message.response as Response);
     }
     this.#pump();
   }
 
   #abort(job: PendingJob<Request, Response>): void {
-    if (!job.reject(job.abortReason)) return;
-    this.#counts.aborted++;
     const slot = this.#slots.find((candidate) => candidate.job === job);
-    if (slot !== undefined) this.#replace(slot);
-    else this.#queue.delete(job);
+    const graceMs = Math.min(this.#options.cancelGraceMs, job.timeoutMs);
+    if (slot?.ready && graceMs > 0) {
+      // The thread is told and keeps its job until it ends or the grace is over: a new thread
+      // costs milliseconds of CPU, which a client leaving mid-job must not make the server pay.
+      if (!job.abandon(job.abortReason, this.#options.io, graceMs, (late) => this.#overran(late))) {
+        return;
+      }
+      slot.cancel();
+    } else {
+      if (!job.reject(job.abortReason)) return;
+      if (slot === undefined) {
+        this.#queue.delete(job);
+      } else if (slot.ready) {
+        this.#replace(slot);
+      } else {
+        // Never sent to its thread, which is still starting: that thread takes another job.
+        slot.release();
+        this.#pump();
+      }
+    }
+    this.#counts.aborted++;
     this.#checkDrained();
+  }
+
+  /** An aborted job still runs after its grace: its thread is terminated and replaced. */
+  #overran(job: PendingJob<Request, Response>): void {
+    const slot = this.#slots.find((candidate) => candidate.job === job);
+    if (slot === undefined) return;
+    this.#counts.threadsReplacedAfterAbort++;
+    this.#replace(slot);
   }
 
   // A thread whose job was given up on may still be running it: terminate it, start another.

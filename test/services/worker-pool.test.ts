@@ -59,6 +59,7 @@ describe("WorkerPool: results", () => {
       timedOut: 0,
       crashed: 0,
       aborted: 0,
+      threadsReplacedAfterAbort: 0,
       rejectedBusy: 0,
       rejectedClosed: 0,
     });
@@ -248,6 +249,8 @@ describe("WorkerPool: limits", () => {
       { maxQueuedJobs: -1 },
       { jobTimeoutMs: 0 },
       { jobTimeoutMs: Number.POSITIVE_INFINITY },
+      { cancelGraceMs: -1 },
+      { cancelGraceMs: 0.5 },
     ];
     for (const options of bad) expect(() => pool(options)).toThrow(RangeError);
     expect(() => pool({ script: "" })).toThrow(TypeError);
@@ -256,9 +259,9 @@ describe("WorkerPool: limits", () => {
 
 describe("WorkerPool: abort and close", () => {
   test("after a burst of aborted running jobs, every slot has its thread again without a new job", async () => {
-    // Each abort replaces a thread; past twice `threads` lingering, replacements wait, and the
-    // slots left down were started again only when a job came (stats showed 0 threads).
-    await using workers = pool({ threads: 2 });
+    // With no grace each abort replaces a thread; past twice `threads` lingering, replacements
+    // wait, and the slots left down were started again only when a job came (stats showed 0).
+    await using workers = pool({ threads: 2, cancelGraceMs: 0 });
     for (let burst = 0; burst < 20; burst++) {
       const controllers = [new AbortController(), new AbortController()];
       const hung = controllers.map((controller) =>
@@ -272,8 +275,8 @@ describe("WorkerPool: abort and close", () => {
     expect(workers.stats()).toMatchObject({ threads: 2, busy: 0, retiring: 0, aborted: 40 });
   });
 
-  test("aborting a queued job removes it; aborting a running one replaces its thread", async () => {
-    await using workers = pool({ threads: 1 });
+  test("aborting a queued job removes it; with no grace, aborting a running one replaces its thread", async () => {
+    await using workers = pool({ threads: 1, cancelGraceMs: 0 });
     const first = await workers.run(echo("first"));
     const running = new AbortController();
     const queued = new AbortController();
@@ -292,6 +295,41 @@ describe("WorkerPool: abort and close", () => {
     const next = await workers.run(echo("next"));
     expect(next.threadId).not.toBe(first.threadId);
     expect(workers.stats()).toMatchObject({ threads: 1, busy: 0, aborted: 3, completed: 2 });
+  });
+
+  test("an aborted running job is told by its signal: one that stops keeps its thread, one that goes on past cancelGraceMs has it replaced", async () => {
+    const io = new ManualIo();
+    await using workers = pool({ threads: 1, io, cancelGraceMs: 500 });
+    const first = await workers.run(echo("first"));
+    const polite = new AbortController();
+    const stopped = outcome(workers.run({ kind: "hangUntilCancelled" }, { signal: polite.signal }));
+    const queued = outcome(workers.run(echo("after the polite one")));
+    await until(() => workers.stats().busy === 1);
+    polite.abort(new Error("the client left"));
+    // The caller hears at once; the job's result, when it comes, is dropped.
+    expect(await stopped).toEqual({ error: new Error("the client left") });
+    const after = (await queued) as { value: FixtureResponse };
+    expect(after.value).toEqual({ value: "after the polite one", threadId: first.threadId });
+    const stubborn = new AbortController();
+    const hung = outcome(workers.run({ kind: "hang" }, { signal: stubborn.signal }));
+    await until(() => workers.stats().busy === 1);
+    stubborn.abort(new Error("gone too"));
+    expect(await hung).toEqual({ error: new Error("gone too") });
+    // Within its grace the thread keeps the job, and a new job waits for it.
+    const waiting = workers.run(echo("after the stubborn one"));
+    io.advance(499);
+    expect(workers.stats()).toMatchObject({ busy: 1, queued: 1, threadsReplacedAfterAbort: 0 });
+    io.advance(1);
+    const replaced = await waiting;
+    expect(replaced.threadId).not.toBe(first.threadId);
+    expect(workers.stats()).toMatchObject({
+      threads: 1,
+      busy: 0,
+      queued: 0,
+      completed: 3,
+      aborted: 2,
+      threadsReplacedAfterAbort: 1,
+    });
   });
 
   test("a context awaits only accepted jobs off its worker, and its signal or the caller's aborts", async () => {

@@ -14,6 +14,29 @@ export interface JobMessage<Request> {
 }
 
 /**
+ * Pool to worker: the caller of job `id` gave up on it (its signal aborted); the job's `signal`
+ * in the thread fires. Ignored when the thread is no longer running that job.
+ *
+ * @example
+ * const message: CancelMessage = { cancel: 1 };
+ */
+export interface CancelMessage {
+  readonly cancel: number;
+}
+
+/**
+ * Whether `data` is a cancel message.
+ *
+ * @example
+ * if (isCancelMessage(event.data)) controllers.get(event.data.cancel)?.abort();
+ */
+export function isCancelMessage(data: unknown): data is CancelMessage {
+  return (
+    typeof data === "object" && data !== null && typeof (data as CancelMessage).cancel === "number"
+  );
+}
+
+/**
  * The error a handler threw, reduced to what survives cloning.
  *
  * @example

@@ -65,6 +65,26 @@ export class PendingJob<Request, Response> {
     return true;
   }
 
+  /**
+   * Rejects the job as `reject` does while its thread may still be running it: `onGraceEnd` is
+   * called after `graceMs` unless `stopTimer` comes first. False if it had already settled.
+   */
+  abandon(
+    reason: unknown,
+    io: Io,
+    graceMs: number,
+    onGraceEnd: (job: PendingJob<Request, Response>) => void,
+  ): boolean {
+    if (!this.reject(reason)) return false;
+    this.#timer = io.setTimer(graceMs, () => onGraceEnd(this));
+    return true;
+  }
+
+  /** The thread is done with the job: the time limit, or an abandoned job's grace, stops. */
+  stopTimer(): void {
+    this.#timer?.cancel();
+  }
+
   #release(): boolean {
     if (this.#settled) return false;
     this.#settled = true;

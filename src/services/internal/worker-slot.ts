@@ -1,5 +1,6 @@
 import type { ResolvedWorkerPoolOptions } from "../worker-pool-options.ts";
 import {
+  type CancelMessage,
   describeFailure,
   isReadyMessage,
   isResultFor,
@@ -112,6 +113,14 @@ export class WorkerSlot {
   release(): void {
     this.#job = undefined;
     this.#worker?.unref();
+  }
+
+  /** Tells the thread its job's caller gave up: the job's `signal` fires there. */
+  cancel(): void {
+    const job = this.#job;
+    if (job === undefined || !this.#ready) return;
+    const message: CancelMessage = { cancel: job.id };
+    this.#worker?.postMessage(message);
   }
 
   /** Terminates the thread, whatever it is doing, and leaves the slot down. */
