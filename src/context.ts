@@ -3,7 +3,7 @@ import { type Duration, toMilliseconds } from "./duration.ts";
 import type { Io } from "./io.ts";
 import type { RequestView } from "./request-view.ts";
 import type { ResponseDraft } from "./response-draft.ts";
-import { awaitWithWorkerGivenBack } from "./waiting/off-worker.ts";
+import { awaitOffWorkerUnseen, awaitWithWorkerGivenBack } from "./waiting/off-worker.ts";
 
 /**
  * What a handler gets: the borrowed request, the shared state, the typed route captures and
@@ -87,15 +87,21 @@ export class Context<Shared, Params, Locals> {
   }
 
   /**
-   * Waits `duration` on the App's `Io` clock while the engine keeps serving others. The worker
-   * stays with the handler (fair dispatch keeps other routes served); to give it back while
-   * waiting, `await ctx.awaitOffWorker(ctx.sleep(ms))`. Rejects with the abort reason (a
-   * `ClientGoneError`) as soon as the request's signal fires.
+   * Waits `duration` on the App's `Io` clock while the engine keeps serving others. The engine
+   * worker is given back while the handler sleeps whenever the handler cannot tell (nothing
+   * drafted but headers, no stream flush under way, no request body stored in the worker), and
+   * taken back, ahead of new requests, before the handler goes on: a route of sleeping handlers
+   * does not keep other requests waiting. Rejects with the abort reason (a `ClientGoneError`) as
+   * soon as the request's signal fires.
    */
   sleep(duration: Duration | number): Promise<void> {
     const milliseconds = toMilliseconds(duration);
     const signal = this.signal;
     if (signal.aborted) return Promise.reject(signal.reason);
+    return awaitOffWorkerUnseen(this.#exchange, this.#sleep(milliseconds, signal));
+  }
+
+  #sleep(milliseconds: number, signal: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const onAbort = () => {
         timer.cancel();

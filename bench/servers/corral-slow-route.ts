@@ -1,5 +1,6 @@
-// A corral App with 16 workers whose GET /slow handler waits 2 s holding its worker (as a slow
-// query or an upstream call would): fair dispatch gives the next free worker to GET /ping.
+// A corral App with 16 workers whose GET /slow handler sleeps 2 s with ctx.sleep, which gives the
+// worker back while it sleeps (a wait that keeps it, as a slow query does, leaves fair dispatch
+// to give the next free worker to GET /ping).
 import { App } from "corral";
 import { abuse } from "./payloads.ts";
 import { serveBenchApp } from "./serve-app.ts";

@@ -96,12 +96,14 @@ test("300 pool jobs awaited without options: the pool's bound is filled, the res
   }
 }, 60_000);
 
-test("200 handlers sleeping on the clock hold their workers, and the first one woken goes to another route", async () => {
+test("200 handlers waiting on a timer of their own hold their workers, and the first one woken goes to another route", async () => {
   const io = new ManualIo();
   const app = new App({ shared: {}, io, limits: { workers }, log: null });
-  // Request i sleeps 2 s + i ms, so the test wakes them one at a time.
+  // Request i waits 2 s + i ms, so the test wakes them one at a time. A plain timer, unlike
+  // ctx.sleep, keeps the worker: the wait of a database query or an upstream call is like it.
   app.route("GET", "/slow/:index", async (ctx) => {
-    await ctx.sleep(2_000 + Number(ctx.params.index));
+    const milliseconds = 2_000 + Number(ctx.params.index);
+    await new Promise<void>((resolve) => io.setTimer(milliseconds, resolve));
     ctx.response.text(200, "slept");
   });
   app.route("GET", "/ping", (ctx) => ctx.response.text(200, "pong"));
@@ -145,6 +147,35 @@ test("200 handlers sleeping on the clock hold their workers, and the first one w
   }
 }, 60_000);
 
+test("200 handlers in ctx.sleep hold no worker: all of them sleep at once, and another route is served at once", async () => {
+  const io = new ManualIo();
+  const app = new App({ shared: {}, io, limits: { workers }, log: null });
+  app.route("GET", "/slow", async (ctx) => {
+    ctx.response.header("X-Slept", "yes");
+    await ctx.sleep(2_000);
+    ctx.response.text(200, "slept");
+  });
+  app.route("GET", "/ping", (ctx) => ctx.response.text(200, "pong"));
+  const server = listenQuietly(app);
+  const flood = await connectAll(server.port, 200);
+  try {
+    for (const client of flood) client.send("GET /slow HTTP/1.1\r\nHost: h\r\n\r\n");
+    // Every handler sleeps at once, beyond the 16 workers: none holds one while asleep.
+    await waitUntil(() => io.pendingTimers === 200, "all 200 handlers to sleep");
+    expect(server.stats().workersBusy).toBe(0);
+    using side = await RawClient.connect(server.port);
+    side.send("GET /ping HTTP/1.1\r\nHost: h\r\n\r\n");
+    expect((await side.response()).text).toBe("pong");
+    // They wake together and take workers back, 16 at a time, with what they drafted kept.
+    io.advance(2_000);
+    const answers = await Promise.all(flood.map((client) => client.response()));
+    expect(answers.every((answer) => answer.text === "slept")).toBe(true);
+    expect(answers.every((answer) => answer.header("x-slept") === "yes")).toBe(true);
+  } finally {
+    for (const client of flood) client.destroy();
+    await app.stop();
+  }
+}, 60_000);
 test("200 handlers awaiting a slow upstream hold their workers, and the first one freed goes to another route", async () => {
   const waiting: (() => void)[] = [];
   let upstreamRequests = 0;

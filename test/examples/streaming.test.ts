@@ -36,7 +36,7 @@ test("the streaming example sends three separate parts in order, driven by the m
   await app.stop();
 });
 
-test("a client that leaves after the first part releases the worker and cleanup runs", async () => {
+test("a client that leaves after the first part: the sleeping handler holds no worker, its sleep ends and cleanup runs", async () => {
   const io = new ManualIo();
   const app = createStreamingApp(io);
   const server = listenQuietly(app);
@@ -44,7 +44,8 @@ test("a client that leaves after the first part releases the worker and cleanup 
   client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n");
   await client.waitFor(() => client.receivedText.includes("started\n"), "the first part");
   await waitUntil(() => io.pendingTimers === 1, "the handler to sleep");
-  expect(server.stats().workersBusy).toBe(1);
+  // Between two flushes ctx.sleep gives the worker back.
+  expect(server.stats().workersBusy).toBe(0);
   client.destroy();
   await waitUntil(() => app.shared.cleanups === 1, "cleanup to run");
   await waitUntil(() => server.stats().workersBusy === 0, "the worker to be idle");

@@ -77,16 +77,16 @@ test("a process killed with SIGKILL is restarted, counted, and serves again", as
 
 test("stop() lets a request in progress finish, then every process exits", async () => {
   const releaseFile = `${tmpdir()}/corral-hold-${process.pid}-${Date.now()}`;
+  const startedFile = `${releaseFile}-started`;
   process.env.HOLD_RELEASE_FILE = releaseFile;
+  process.env.HOLD_STARTED_FILE = startedFile;
   group = await startGroup(2);
   const pids = group.pids();
   using client = await RawClient.connect(group.port);
   client.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n");
   const running = group;
-  await waitUntil(
-    async () => (await running.stats()).total.workersBusy === 1,
-    "the handler to run",
-  );
+  // The handler sleeps between its checks without holding a worker: its file tells it runs.
+  await waitUntil(() => Bun.file(startedFile).exists(), "the handler to run");
   const stopped = group.stop({ graceMs: 10_000 });
   await waitUntilRefused(running.port);
   await Bun.write(releaseFile, "go");
@@ -99,7 +99,9 @@ test("stop() lets a request in progress finish, then every process exits", async
   }).toEqual({ status: 200, connection: "close", finished: true });
   expect(pids.map(processAlive)).toEqual([false, false]);
   rmSync(releaseFile);
+  rmSync(startedFile);
   delete process.env.HOLD_RELEASE_FILE;
+  delete process.env.HOLD_STARTED_FILE;
 });
 
 test("an entry module that exports no App is a clear error", async () => {
