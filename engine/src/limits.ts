@@ -34,11 +34,18 @@ export interface Limits {
    */
   readonly blockedOutputWorkersPercent: number;
   /**
-   * Percent of the workers that handlers waiting for more of a streamed request body (a slow
-   * upload) may hold while other requests wait for a worker; past it the connection whose handler
-   * has waited longest is answered 408 and closed.
+   * Percent of the workers that slow uploads waiting for more of their body (read whole, or
+   * streamed to a handler that waits for it; see `minUploadBytesPerSecond`) may hold while other
+   * requests wait for a worker; past it the one that has waited longest is answered 408 and
+   * closed.
    */
   readonly slowUploadWorkersPercent: number;
+  /**
+   * The body rate, in bytes a second, below which an upload counts as slow for
+   * `slowUploadWorkersPercent`, judged from its first second on: a moving upload faster than
+   * this is never closed for holding its worker. 0: no upload counts as slow.
+   */
+  readonly minUploadBytesPerSecond: number;
   /** Seconds sent in `Retry-After` when the wait queue is full. */
   readonly retryAfterSeconds: number;
   /** Bytes of response body a worker can stage (copied output); more is a `ResponseLimitError`. */
@@ -116,6 +123,7 @@ export const defaultLimits: Limits = Object.freeze({
   maxQueuedRequests: 1024,
   blockedOutputWorkersPercent: 25,
   slowUploadWorkersPercent: 25,
+  minUploadBytesPerSecond: 4 * kibibyte,
   retryAfterSeconds: 1,
   stagingBytes: 64 * kibibyte,
   maxResponseHeaderBytes: 8 * kibibyte,
@@ -152,6 +160,7 @@ const minimums: { readonly [K in keyof Limits]: number } = {
   maxQueuedRequests: 0,
   blockedOutputWorkersPercent: 0,
   slowUploadWorkersPercent: 0,
+  minUploadBytesPerSecond: 0,
   retryAfterSeconds: 0,
   stagingBytes: 64,
   maxResponseHeaderBytes: 64,

@@ -79,6 +79,8 @@ export class Connection
   #pumpAgain = false;
   /** Requests this connection may still dispatch before it yields to the event loop. */
   turnBudget = requestsPerTurn;
+  /** Bytes received on this slot, over every connection it had (the slow-upload rule's count). */
+  bytesReceived = 0;
 
   constructor(slot: number, context: EngineContext, memory: SlotMemory) {
     this.slot = slot;
@@ -144,6 +146,7 @@ export class Connection
    */
   onData(chunk: Uint8Array, owned: boolean): void {
     this.stats.bytesIn += chunk.length;
+    this.bytesReceived += chunk.length;
     if (this.state === webSocketPhase) {
       this.webSocket.onData(chunk, owned);
       return;

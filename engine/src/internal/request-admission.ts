@@ -44,6 +44,8 @@ export interface AdmissionHost extends ConnectionParts {
   isHeadRequest: boolean;
   /** Requests the connection may still dispatch in this turn of the event loop. */
   turnBudget: number;
+  /** Bytes the connection has received, every request and every byte counted. */
+  readonly bytesReceived: number;
   /** Makes the exchange of the request whose head is complete. */
   startExchange(): Exchange;
   setDeadline(kind: DeadlineKind, afterMs: number): void;
@@ -88,6 +90,8 @@ export class RequestAdmission implements LeaseHost, StreamedBodyHost {
   /** Output room a request needs before it is dispatched: its whole response head always fits. */
   readonly #dispatchRoom: number;
   #nextTurn: NextTurn | null = null;
+  /** `bytesReceived` when the current body began (see the slow-upload rule). */
+  #bodyStartBytes = 0;
 
   constructor(host: AdmissionHost) {
     this.#host = host;
@@ -218,12 +222,19 @@ export class RequestAdmission implements LeaseHost, StreamedBodyHost {
     if (host.socket !== null && host.state === waitingWorker) host.fail("queueFull");
   }
 
-  /** Reads the buffered body into the worker's storage; true once the handler ran. */
+  /**
+   * Reads the buffered body into the worker's storage; true once the handler ran. While the rest
+   * must come from the client, the held worker counts for the slow-upload rule (its wait begins
+   * anew at each read, as a streamed body's does at each piece).
+   */
   #readBody(): boolean {
     const host = this.#host;
+    const lease = host.lease;
+    lease.awaitingUpload(false, 0);
     const result = host.input.readBody(host.draft.worker!.body, host.limits);
     if (result === inputIncomplete) {
       if (host.input.chunked.turnSpent) this.#yieldTurn();
+      else lease.awaitingUpload(true, this.#bodyBytes);
       return false;
     }
     if (result !== inputComplete) {
@@ -270,6 +281,10 @@ export class RequestAdmission implements LeaseHost, StreamedBodyHost {
     host.draft.reset();
     host.stream.reset();
     host.state = readingBody;
+    if (host.input.expectsBody) {
+      this.#bodyStartBytes = host.bytesReceived;
+      host.lease.bodyBegan();
+    }
     host.setDeadline("body", host.limits.bodyDeadlineMs);
     if (host.context.streamBodies !== null && host.input.expectsBody) {
       if (this.#beginStreamedBody()) return;
@@ -339,7 +354,12 @@ export class RequestAdmission implements LeaseHost, StreamedBodyHost {
   }
 
   uploadWaiting(waiting: boolean): void {
-    this.#host.lease.awaitingUpload(waiting);
+    this.#host.lease.awaitingUpload(waiting, this.#bodyBytes);
+  }
+
+  /** Bytes received since the body began (its first socket chunk's aside). */
+  get #bodyBytes(): number {
+    return this.#host.bytesReceived - this.#bodyStartBytes;
   }
 
   bodyEnded(): void {

@@ -38,6 +38,11 @@ export class SlotQueue {
     return this.#head;
   }
 
+  /** The slot after `slot` (a member), or -1 at the end. */
+  nextOf(slot: number): number {
+    return this.#next[slot]!;
+  }
+
   /** Takes the first slot, or -1 when empty. */
   shift(): number {
     const slot = this.#head;

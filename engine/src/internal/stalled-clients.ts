@@ -6,7 +6,7 @@ import { SlotQueue } from "./slot-queue.ts";
  * while other requests wait for one.
  */
 export class StalledClients {
-  readonly #holders: SlotQueue;
+  protected readonly holders: SlotQueue;
   readonly #share: number;
   readonly #counted: (holders: number) => void;
 
@@ -17,23 +17,23 @@ export class StalledClients {
     percent: number,
     counted: (holders: number) => void,
   ) {
-    this.#holders = new SlotQueue(maxConnections);
+    this.holders = new SlotQueue(maxConnections);
     this.#share = Math.floor((workers * percent) / 100);
     this.#counted = counted;
   }
 
   /** The connection in `slot` holds a worker while it waits on its client, or no longer does. */
   setHolding(slot: number, holding: boolean): void {
-    if (holding) this.#holders.push(slot);
-    else this.#holders.remove(slot);
-    this.#counted(this.#holders.length);
+    if (holding) this.holders.push(slot);
+    else this.holders.remove(slot);
+    this.#counted(this.holders.length);
   }
 
   /** A holder made progress: it is no longer the one stalled longest. */
   progressed(slot: number): void {
-    if (!this.#holders.has(slot)) return;
-    this.#holders.remove(slot);
-    this.#holders.push(slot);
+    if (!this.holders.has(slot)) return;
+    this.holders.remove(slot);
+    this.holders.push(slot);
   }
 
   /**
@@ -41,7 +41,11 @@ export class StalledClients {
    * `waiting` requests wait for one, or -1 when none must go.
    */
   connectionToClose(waiting: number): number {
-    if (waiting === 0 || this.#holders.length <= this.#share) return -1;
-    return this.#holders.first;
+    return this.overShare(waiting) ? this.holders.first : -1;
+  }
+
+  /** Whether the holders have more than their share of the workers while `waiting` wait. */
+  protected overShare(waiting: number): boolean {
+    return waiting > 0 && this.holders.length > this.#share;
   }
 }

@@ -184,16 +184,21 @@ export class WorkerLease implements SchedulerLease {
     if (holding) this.#scheduler.reclaimBlockedWorker();
   }
 
+  /** The request begins to read its body: the slow-upload rule times it from now. */
+  bodyBegan(): void {
+    this.#scheduler.slowUploads.bodyBegan(this.slot, performance.now());
+  }
+
   /**
-   * Tells the slow-upload rule whether the held worker's handler now waits for more of the body
-   * it streams; a new holder may push the holders past their share, and the connection whose
-   * handler has waited longest is answered 408 (see slow-uploads.ts).
+   * Tells the slow-upload rule whether the held worker now waits on the client for more of the
+   * request body (`bytes` of it so far); a new holder may push the holders past their share, and
+   * the slow one that has waited longest is answered 408 (see slow-uploads.ts).
    */
-  awaitingUpload(waiting: boolean): void {
+  awaitingUpload(waiting: boolean, bytes: number): void {
     const holding = waiting && this.#state === "held";
     if (holding === this.#awaitingUpload) return;
     this.#awaitingUpload = holding;
-    this.#scheduler.slowUploads.setHolding(this.slot, holding);
+    this.#scheduler.slowUploads.awaiting(this.slot, holding, bytes);
     if (holding) this.#scheduler.reclaimBlockedWorker();
   }
 

@@ -145,7 +145,7 @@ export class WorkerScheduler {
   reclaimBlockedWorker(): void {
     const slot = this.blockedOutput.connectionToClose(this.waiting);
     if (slot >= 0) this.#closeStalled(slot, "blockedOutput");
-    const upload = this.slowUploads.connectionToClose(this.waiting);
+    const upload = this.slowUploads.slowToClose(this.waiting, performance.now());
     if (upload >= 0) this.#closeStalled(upload, "slowUpload");
   }
 
