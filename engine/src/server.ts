@@ -6,13 +6,18 @@ import { DeadlineClock } from "./internal/deadline-clock.ts";
 import type { EngineContext } from "./internal/engine-context.ts";
 import { validateEngineOptions } from "./internal/engine-options.ts";
 import type { EngineSocket } from "./internal/engine-socket.ts";
-import { buildErrorResponses, cannedServerFullResponse } from "./internal/error-responses.ts";
+import {
+  buildErrorResponses,
+  cannedServerFullResponse,
+  cannedSlowHeadResponse,
+} from "./internal/error-responses.ts";
 import { FreeList } from "./internal/free-list.ts";
 import { HeaderLineCache, headerLineCacheBytes } from "./internal/header-line-cache.ts";
 import { CachedDateHeader, cachedDateHeaderBytes } from "./internal/http-date.ts";
 import { MemorySocket } from "./internal/memory-socket.ts";
 import { admissionHeadLimits } from "./internal/request-admission.ts";
 import { SlotQueue } from "./internal/slot-queue.ts";
+import { SlowHeads } from "./internal/slow-heads.ts";
 import { releaseChunk } from "./internal/socket-chunks.ts";
 import { WorkerScheduler } from "./internal/worker-scheduler.ts";
 import { WorkerTable } from "./internal/worker-table.ts";
@@ -84,6 +89,7 @@ export function createEngine(options: EngineOptions): Engine {
     errorResponses: buildErrorResponses(limits),
     now: performance.now(),
     stopping: false,
+    slowHeads: new SlowHeads(limits.maxConnections),
     scheduler: new WorkerScheduler(
       limits,
       stats,
@@ -92,6 +98,7 @@ export function createEngine(options: EngineOptions): Engine {
     ),
     webSockets: new WebSocketEngine(limits, stats, () => context.now, arenas),
     connectionClosed(slot, slotFree) {
+      context.slowHeads.ended(slot);
       if (slotFree) freeSlots.give(slot);
       stats.connectionsOpen--;
       if (stats.connectionsOpen === 0) onAllClosed?.();
@@ -128,9 +135,26 @@ export function createEngine(options: EngineOptions): Engine {
     return false;
   }
 
+  /**
+   * Answers 408 and closes the connection whose head has been arriving longest, for a second or
+   * more, to make room (see slow-heads.ts); false when there is none.
+   */
+  function reclaimSlowHead(): boolean {
+    const slot = context.slowHeads.oldest(performance.now());
+    if (slot < 0) return false;
+    const connection = connections[slot]!;
+    stats.slowHeadsReclaimed++;
+    stats.countResponse(408);
+    connection.socket?.write(cannedSlowHeadResponse, 0, cannedSlowHeadResponse.length);
+    connection.close();
+    return true;
+  }
+
   /** Gives a socket a slot; false when none is free (the caller answers the canned 503). */
   function accept(socket: EngineSocket): boolean {
-    if (!context.stopping && freeSlots.available === 0) reclaimIdleConnection();
+    if (!context.stopping && freeSlots.available === 0 && !reclaimIdleConnection()) {
+      reclaimSlowHead();
+    }
     const slot = context.stopping ? -1 : freeSlots.take();
     if (slot < 0) {
       stats.connectionsRejected++;

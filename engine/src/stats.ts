@@ -43,6 +43,11 @@ export interface EngineStats {
   /** Idle connections closed to admit a new one when every slot was taken. */
   readonly idleConnectionsReclaimed: number;
   /**
+   * Connections whose request head had been arriving for a second or more, answered 408 and
+   * closed to admit a new one when every slot was taken and none was idle.
+   */
+  readonly slowHeadsReclaimed: number;
+  /**
    * Connections whose client stopped reading answers while it had pipelined more requests than
    * the head buffer holds: those unread requests were dropped and the connection closes.
    */
@@ -116,6 +121,7 @@ export class StatsCounters {
   fairDispatches = 0;
   queueDisplacements = 0;
   idleConnectionsReclaimed = 0;
+  slowHeadsReclaimed = 0;
   pipelinedInputDrops = 0;
   unreadInputBytes = 0;
   requests = 0;
@@ -171,6 +177,7 @@ export class StatsCounters {
       fairDispatches: this.fairDispatches,
       queueDisplacements: this.queueDisplacements,
       idleConnectionsReclaimed: this.idleConnectionsReclaimed,
+      slowHeadsReclaimed: this.slowHeadsReclaimed,
       pipelinedInputDrops: this.pipelinedInputDrops,
       unreadInputBytes: this.unreadInputBytes,
       requests: this.requests,

@@ -7,6 +7,7 @@ import type { WebSocketEngine } from "../websocket/websocket-engine.ts";
 import type { ErrorResponse } from "./error-responses.ts";
 import type { HeaderLineCache } from "./header-line-cache.ts";
 import type { CachedDateHeader } from "./http-date.ts";
+import type { SlowHeads } from "./slow-heads.ts";
 import type { WorkerScheduler } from "./worker-scheduler.ts";
 import type { YoungCollection } from "./young-collection.ts";
 
@@ -58,6 +59,8 @@ export interface EngineContext {
   stopping: boolean;
   /** The one owner of the workers: connections ask it through their `WorkerLease`. */
   readonly scheduler: WorkerScheduler;
+  /** Connections whose head did not come whole in its first chunk (slowloris guard). */
+  readonly slowHeads: SlowHeads;
   /** WebSocket message buffers, counters and the per-turn flush. */
   readonly webSockets: WebSocketEngine;
   /** Whether a body over its limit is the handler's to answer (`BodyTooLargeError`). */

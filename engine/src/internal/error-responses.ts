@@ -40,12 +40,26 @@ export function buildErrorResponses(limits: Limits): Record<EngineErrorName, Err
 
 /** Written straight to a socket when every connection slot is taken (no slot, no Date). */
 export function cannedServerFullResponse(limits: Limits): Uint8Array {
-  const body = "Service Unavailable: too many connections\n";
+  return cannedResponse(
+    "503 Service Unavailable",
+    "Service Unavailable: too many connections\n",
+    `Retry-After: ${limits.retryAfterSeconds}\r\n`,
+  );
+}
+
+/** Written straight to a slow head's socket before it is closed to admit a new connection. */
+export const cannedSlowHeadResponse: Uint8Array = cannedResponse(
+  "408 Request Timeout",
+  `${engineErrors.headerTimeout.message}\n`,
+  "",
+);
+
+function cannedResponse(status: string, body: string, extraLines: string): Uint8Array {
   return asciiBytes(
-    "HTTP/1.1 503 Service Unavailable\r\n" +
+    `HTTP/1.1 ${status}\r\n` +
       "Content-Type: text/plain; charset=utf-8\r\n" +
       `Content-Length: ${body.length}\r\n` +
-      `Retry-After: ${limits.retryAfterSeconds}\r\n` +
+      extraLines +
       "Connection: close\r\n\r\n" +
       body,
   );

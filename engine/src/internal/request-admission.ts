@@ -92,6 +92,8 @@ export class RequestAdmission implements LeaseHost, StreamedBodyHost {
   #nextTurn: NextTurn | null = null;
   /** `bytesReceived` when the current body began (see the slow-upload rule). */
   #bodyStartBytes = 0;
+  /** Whether the head being read did not come whole in its first chunk (see slow-heads.ts). */
+  #headSplit = false;
 
   constructor(host: AdmissionHost) {
     this.#host = host;
@@ -146,7 +148,16 @@ export class RequestAdmission implements LeaseHost, StreamedBodyHost {
       host.setDeadline("header", host.limits.headerDeadlineMs);
     }
     const result = input.readHead(host.head, this.#headLimits);
-    if (result === inputIncomplete) return false;
+    if (result === inputIncomplete) {
+      // Not whole in its first chunk: from now on it may be a slow head (see slow-heads.ts).
+      this.#headSplit = true;
+      host.context.slowHeads.began(host.slot, performance.now());
+      return false;
+    }
+    if (this.#headSplit) {
+      this.#headSplit = false;
+      host.context.slowHeads.ended(host.slot);
+    }
     if (result !== inputComplete) {
       host.fail(errorNameOf(result));
       return false;

@@ -1,10 +1,12 @@
 import { expect, test } from "bun:test";
+import { slowHeadMs } from "../../src/internal/slow-heads.ts";
 import { RawClient } from "../support/raw-client.ts";
 import { startServer, waitUntil } from "../support/test-server.ts";
 
 // A flood of connections that send nothing (or finished a request and stay open) fills the
 // connection table. New clients must still be admitted: idle connections are closed to make
-// room, oldest first. Connections in the middle of a request are never reclaimed.
+// room, oldest first. Connections in the middle of a request are never reclaimed, except one
+// whose head has been arriving for a second or more (slowloris: a head takes one packet).
 
 const request = "GET / HTTP/1.1\r\nHost: h\r\n\r\n";
 
@@ -102,4 +104,42 @@ test("a connection lingering after an error answer is reclaimed before the table
     status: 200,
     reclaimed: 1,
   });
+});
+
+test("slowloris: heads trickled a byte at a time fill the table; one arriving for a second is answered 408 and closed to admit a new client, a younger one is not", async () => {
+  await using server = startServer((exchange) => exchange.writeText("ok"), { maxConnections: 4 });
+  const slow = await open(server.port, 4);
+  for (const client of slow) client.send("GET / HTTP/1.1\r\nX-Slow: ");
+  const trickle = setInterval(() => {
+    for (const client of slow) if (!client.closed) client.send("a");
+  }, 100);
+  try {
+    await waitUntil(() => server.stats().bytesIn >= 4 * 26, "every slow head to start");
+    // Every head is younger than a second (slowHeadMs): the newcomer is turned away.
+    using early = await RawClient.connect(server.port);
+    early.send(request);
+    expect((await early.response()).status).toBe(503);
+    await Bun.sleep(slowHeadMs);
+    using newcomer = await RawClient.connect(server.port);
+    newcomer.send(request);
+    const answer = await newcomer.response();
+    await slow[0]!.waitForClose();
+    expect({
+      newcomer: answer.status,
+      oldest: slow[0]!.receivedText,
+      othersOpen: slow.slice(1).map((client) => client.closed),
+      reclaimed: server.stats().slowHeadsReclaimed,
+    }).toEqual({
+      newcomer: 200,
+      oldest:
+        "HTTP/1.1 408 Request Timeout\r\nContent-Type: text/plain; charset=utf-8\r\n" +
+        "Content-Length: 51\r\nConnection: close\r\n\r\n" +
+        "Request Timeout: request head not received in time\n",
+      othersOpen: [false, false, false],
+      reclaimed: 1,
+    });
+  } finally {
+    clearInterval(trickle);
+    for (const client of slow) client.destroy();
+  }
 });
