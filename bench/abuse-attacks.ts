@@ -32,7 +32,8 @@ export type AbuseAttackId =
   | "pipelined-5mb"
   | "forms-pipelined"
   | "chunked"
-  | "downloads";
+  | "downloads"
+  | "slowloris";
 
 /** One attack, the servers it runs against and the side client's request. */
 export interface AbuseAttack {
@@ -149,6 +150,24 @@ async function askingAgain(
     outcome: () => `${tally.total} ${noun} (${tally})`,
     stop() {
       stopped = true;
+      stopAll(connections);
+    },
+  };
+}
+
+/** 2 x 1024 connections, each trickling its request head a byte every 500 ms, without end. */
+async function slowHeads(port: number): Promise<RunningAttack> {
+  const connections = await openMany(2 * 1024, () => RawConnection.open(port));
+  const start = encoder.encode("GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
+  const byte = encoder.encode("a");
+  for (const connection of connections) connection.send(start);
+  const timer = setInterval(() => {
+    for (const connection of connections) if (!connection.closed) connection.send(byte);
+  }, 500);
+  return {
+    outcome: () => `${closedCount(connections)}/${connections.length} closed by the server`,
+    stop() {
+      clearInterval(timer);
       stopAll(connections);
     },
   };
@@ -312,5 +331,13 @@ export const attacks: readonly AbuseAttack[] = [
     sideTarget: `/${staticFiles[0].name}`,
     serverArgs: staticFolderArguments,
     launch: (port) => askingAgain(port, 16, `/${staticFiles[2].name}`, "downloads"),
+  },
+  {
+    id: "slowloris",
+    title: "demo: 2 x 1024 heads trickled a byte every 500 ms, maxConnections 1024",
+    corral: "corral-demo.ts",
+    bun: "bun-serve-demo.ts",
+    sideTarget: "/hello?name=side",
+    launch: slowHeads,
   },
 ];
