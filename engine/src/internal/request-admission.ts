@@ -368,7 +368,7 @@ export class RequestAdmission implements LeaseHost, StreamedBodyHost {
     this.#host.lease.awaitingUpload(waiting, this.#bodyBytes);
   }
 
-  /** Bytes received since the body began (its first socket chunk's aside). */
+  /** Bytes received since the body began (apart from its first socket chunk). */
   get #bodyBytes(): number {
     return this.#host.bytesReceived - this.#bodyStartBytes;
   }
