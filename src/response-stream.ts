@@ -1,6 +1,7 @@
 import type { ResponseStream } from "corral/engine";
 import { formatText } from "./format-text.ts";
 import type { StreamEncoder } from "./response/stream-encoder.ts";
+import { nextTurn } from "./waiting/next-turn.ts";
 
 const textEncoder = new TextEncoder();
 
@@ -11,9 +12,6 @@ const textEncoder = new TextEncoder();
  * of a second, and every other client waited that long.
  */
 export const writesPerTurn = 256;
-
-/** Settles at the next turn of the event loop, after the I/O that waits. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Writes to a streamed response. Bytes are copied into the worker's fixed staging; a write larger

@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, read, readSync, type Stats } from "node:fs";
 import { formatHttpDate } from "../http/http-date.ts";
+import { nextTurn } from "../waiting/next-turn.ts";
 import { type CachedRead, loadCachedRead } from "./page-cache-read.ts";
 import type { FileValidators, StaticFile } from "./static-file.ts";
 
@@ -70,15 +71,7 @@ export class DiskFile implements StaticFile {
     // `maxBytesReadOnLoop` in a row, the next piece waits for the next turn.
     if (this.#readOnLoop >= maxBytesReadOnLoop) {
       this.#readOnLoop = 0;
-      return new Promise((resolve, reject) => {
-        setImmediate(() => {
-          try {
-            resolve(this.#readCached(cachedRead, target, position));
-          } catch (error) {
-            reject(error);
-          }
-        });
-      });
+      return nextTurn().then(() => this.#readCached(cachedRead, target, position));
     }
     return this.#readCached(cachedRead, target, position);
   }
