@@ -62,10 +62,13 @@ export interface RunOptions {
    */
   readonly context?: RunContext;
   /**
-   * Aborting removes a queued job, or cancels a running one (see `cancelGraceMs`). With a
-   * `context` too, either signal aborts the job.
+   * Aborting removes a queued job, or cancels a running one (see `cancelGraceMs`). Called in a
+   * request (with a `context`, or from its handler without one), the request's signal aborts the
+   * job too: a client that leaves withdraws its job. `null` detaches a job started in a request
+   * from it (a task that must finish even when the client leaves; it cannot go with a
+   * `context`, a `TypeError`).
    */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | null;
   /** A shorter time limit than the pool's `jobTimeoutMs` for this job. */
   readonly timeoutMs?: number;
 }

@@ -100,9 +100,11 @@ export class WorkerPool<Request, Response> implements AsyncDisposable {
    * `ServiceBusyError` at once when every thread is busy and the queue is full, with
    * `ServiceClosedError` after `close()`, with `ServiceTimeoutError`, `ServiceCrashedError` or
    * `ServiceJobError` as the job goes, or with the signal's reason when it is aborted. A
-   * `timeoutMs` above the pool's `jobTimeoutMs` is a `RangeError`, thrown at the call. With a
-   * `context`, an accepted job is awaited off the engine worker and the request's signal aborts
-   * it; if the client leaves meanwhile it rejects with `ClientGoneError`.
+   * `timeoutMs` above the pool's `jobTimeoutMs` is a `RangeError`, thrown at the call. Called in
+   * a request (with its `context`, or from its handler without one), the request's signal aborts
+   * the job too (a client that leaves withdraws it) unless `signal: null` detaches it, and while
+   * the handler awaits an accepted job the engine worker is given back (see `RunOptions`); if the
+   * client leaves meanwhile it rejects with `ClientGoneError`.
    *
    * @example
    * const thumbnail = await pool.run({ path, width: 320 }, { context: ctx, timeoutMs: 2_000 });
@@ -114,7 +116,14 @@ export class WorkerPool<Request, Response> implements AsyncDisposable {
       options.timeoutMs === undefined
         ? jobTimeoutMs
         : checkTimeoutMs("timeoutMs", options.timeoutMs, jobTimeoutMs);
-    const signal = jobSignal(options.signal, context?.signal);
+    if (options.signal === null && context !== undefined) {
+      throw new TypeError("corral: pool.run with a context cannot detach its job (signal: null)");
+    }
+    const exchange = context === undefined ? currentExchange() : undefined;
+    const signal =
+      options.signal === null
+        ? undefined
+        : jobSignal(options.signal, (context ?? exchange)?.signal);
     if (this.#closing !== undefined)
       return this.#refuse("rejectedClosed", new ServiceClosedError());
     if (signal?.aborted) return this.#refuse("aborted", signal.reason);
@@ -133,7 +142,6 @@ export class WorkerPool<Request, Response> implements AsyncDisposable {
     else this.#assign(slot, job);
     // Only an accepted job gives the engine worker back: a refusal is answered at once with it.
     if (context !== undefined) return context.awaitOffWorker(job.promise);
-    const exchange = currentExchange();
     return exchange === undefined ? job.promise : awaitOffWorkerUnseen(exchange, job.promise);
   }
 
