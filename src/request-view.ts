@@ -1,5 +1,6 @@
 import type { Exchange, RequestBody } from "corral/engine";
 import { type CookieEntry, findCookie, parseCookieHeader } from "./cookies/cookie-header.ts";
+import { trimWhitespace } from "./field-syntax.ts";
 import { DecodeError } from "./params/decode-error.ts";
 import { countEntries, countEntryBytes } from "./params/entry-cursor.ts";
 import { ParameterLimitError } from "./params/parameter-limit-error.ts";
@@ -22,6 +23,8 @@ const textDecoder = new TextDecoder("utf-8", { fatal: true });
 class SeldomViewState {
   form: ParameterRecords | undefined = undefined;
   multipart: readonly MultipartPart[] | undefined = undefined;
+  /** One reader for the one body stream: a second parser would start in the middle of it. */
+  multipartStream: MultipartStream | undefined = undefined;
   cookies: CookieEntry[] | undefined = undefined;
   json: { readonly value: unknown } | undefined = undefined;
   remoteAddress: RemoteAddress | undefined | null = null;
@@ -253,21 +256,33 @@ export class RequestView {
    * in order, each part's headers validated as in `multipart()` and its content streamed with
    * `part.content()`. The part count and part-header limits hold; a malformed body rejects the
    * read in progress with `MultipartError` (400 when nothing was sent yet). Another media type
-   * is a `MediaTypeError` (415).
+   * is a `MediaTypeError` (415). Every call returns the same reader, which goes on where the last
+   * loop stopped; calling it after `bodyStream()` handed out bytes is a `TypeError`.
    */
   multipartStream(): MultipartStream {
     this.#assertBodyLive();
+    const seldom = this.#seldomState();
+    if (seldom.multipartStream !== undefined) return seldom.multipartStream;
     if (this.#contentType() !== "multipart/form-data") {
       throw new MediaTypeError("multipart/form-data", this.#contentType());
     }
-    return new MultipartStream(
-      this.#exchange.bodyStream(),
+    const body = this.#exchange.bodyStream();
+    // A parser started after the first bytes would see no opening delimiter: a 400 blaming the
+    // client for the handler's mistake.
+    if (body.received > 0) {
+      throw new TypeError(
+        "corral: multipartStream() after bodyStream() read part of the body; use one of them",
+      );
+    }
+    seldom.multipartStream = new MultipartStream(
+      body,
       this.#exchange.header("content-type") ?? "",
       {
         maxParts: this.#limits.maxMultipartParts,
         maxPartHeaderBytes: this.#limits.maxMultipartPartHeaderBytes,
       },
     );
+    return seldom.multipartStream;
   }
 
   /**
@@ -307,7 +322,8 @@ export class RequestView {
   #contentType(): string {
     const header = this.#exchange.header("content-type") ?? "";
     const semicolon = header.indexOf(";");
-    return (semicolon < 0 ? header : header.slice(0, semicolon)).trim().toLowerCase();
+    // RFC 9110 §5.6.3: only SP and HTAB are whitespace around a field's parts (not U+00A0).
+    return trimWhitespace(semicolon < 0 ? header : header.slice(0, semicolon)).toLowerCase();
   }
 }
 

@@ -22,7 +22,8 @@ export interface PieceSource {
 /**
  * One part of a streamed multipart body: its headers, parsed and validated as `multipart()`
  * does, and its content read piece by piece with `content()` (each piece borrowed until the next
- * is asked for). Moving to the next part skips what was not read.
+ * is asked for). Moving to the next part skips what was not read; reading a part's content after
+ * that is a `TypeError`, so a handler that kept parts to read later finds out, not empty content.
  *
  * @example
  * for await (const piece of part.content()) hash.update(piece);
@@ -43,10 +44,13 @@ export class StreamedPart implements PartHeaders {
     this.#index = index;
   }
 
-  /** The part's content, piece by piece; a malformed body rejects with `MultipartError`. */
+  /**
+   * The part's content, piece by piece; a malformed body rejects with `MultipartError`, and a
+   * part passed by asking for the next one rejects with a `TypeError`.
+   */
   async *content(): AsyncIterableIterator<Uint8Array> {
     for (;;) {
-      const piece = await this.#reader.contentPiece(this.#index);
+      const piece = await this.#reader.contentPiece(this.#index, this.name);
       if (piece === null) return;
       yield piece;
     }
@@ -74,6 +78,8 @@ export class MultipartStream implements AsyncIterable<StreamedPart> {
   /** A delimiter prefix that ended the previous piece (always starting with CR). */
   readonly #carry: Uint8Array;
   #carryLength = 0;
+  /** Leading bytes of the carry that are not in the body: a CRLF assumed before a delimiter. */
+  #carryAssumed = 0;
   /** The part's header section, after the CRLF that ended its delimiter line. */
   readonly #headers: Buffer;
   #headerLength = 0;
@@ -89,6 +95,8 @@ export class MultipartStream implements AsyncIterable<StreamedPart> {
   /** The delimiter line's CR came: only LF may follow. */
   #lineCarriageReturn = false;
   #parts = 0;
+  /** The number of the part whose content may be read; 0 once `next()` has passed it. */
+  #current = 0;
 
   constructor(source: PieceSource, contentType: string, limits: MultipartLimits) {
     checkMultipartLimits(limits);
@@ -98,13 +106,13 @@ export class MultipartStream implements AsyncIterable<StreamedPart> {
     this.#dashBoundary = this.#delimiter.subarray(2);
     this.#carry = new Uint8Array(this.#delimiter.length);
     // The opening delimiter may start the body bare: read it as if a CRLF came before.
-    this.#carry.set([carriageReturn, lineFeed], 0);
-    this.#carryLength = 2;
+    this.#assumeLineEnd();
     this.#headers = Buffer.alloc(limits.maxPartHeaderBytes + 4);
   }
 
   /** The next part (its headers read and validated), or null after the last one. */
   async next(): Promise<StreamedPart | null> {
+    this.#current = 0;
     while (this.#phase === "content" || this.#phase === "preamble") await this.#contentPiece();
     while (this.#phase === "delimiterLine" || this.#phase === "headers") {
       if (this.#offset >= this.#piece.length && !(await this.#fill())) {
@@ -113,7 +121,10 @@ export class MultipartStream implements AsyncIterable<StreamedPart> {
         throw new MultipartError("missingClosingDelimiter", "body ends after a delimiter");
       }
       const headers = this.#scanLine();
-      if (headers !== null) return new StreamedPart(headers, this, this.#parts);
+      if (headers !== null) {
+        this.#current = this.#parts;
+        return new StreamedPart(headers, this, this.#parts);
+      }
     }
     while (this.#phase === "epilogue") {
       if (!(await this.#fill())) this.#phase = "done";
@@ -130,8 +141,13 @@ export class MultipartStream implements AsyncIterable<StreamedPart> {
   }
 
   /** @internal The next content piece of part `index`, or null at its end. */
-  async contentPiece(index: number): Promise<Uint8Array | null> {
-    if (index !== this.#parts) return null;
+  async contentPiece(index: number, name: string): Promise<Uint8Array | null> {
+    if (index !== this.#current) {
+      throw new TypeError(
+        `corral: multipart part ${JSON.stringify(name)} was passed: read a part's content ` +
+          "before asking for the next part",
+      );
+    }
     while (this.#phase === "content") {
       const piece = await this.#contentPiece();
       if (piece !== null && piece.length > 0) return piece;
@@ -159,6 +175,7 @@ export class MultipartStream implements AsyncIterable<StreamedPart> {
       }
       if (matches && available === wanted) {
         this.#carryLength = 0;
+        this.#carryAssumed = 0;
         this.#offset += wanted;
         this.#delimiterFound();
         return null;
@@ -169,9 +186,12 @@ export class MultipartStream implements AsyncIterable<StreamedPart> {
         this.#offset += available;
         return new Uint8Array(0);
       }
-      // Not a delimiter after all: the carried bytes were content (a copy of a few bytes).
+      // Not a delimiter after all: the carried bytes were content (a copy of a few bytes), but
+      // for an assumed CRLF, which was never in the body.
+      const assumed = this.#carryAssumed;
       this.#carryLength = 0;
-      return preamble ? new Uint8Array(0) : this.#carry.slice(0, carried);
+      this.#carryAssumed = 0;
+      return preamble ? new Uint8Array(0) : this.#carry.slice(assumed, carried);
     }
     const start = this.#offset;
     const found = piece.indexOf(delimiter, start);
@@ -189,11 +209,19 @@ export class MultipartStream implements AsyncIterable<StreamedPart> {
       if (piece.compare(delimiter, 0, length, lastCarriageReturn, piece.length) === 0) {
         this.#carry.set(piece.subarray(lastCarriageReturn), 0);
         this.#carryLength = length;
+        this.#carryAssumed = 0;
         end = lastCarriageReturn;
       }
     }
     this.#offset = piece.length;
     return preamble ? new Uint8Array(0) : piece.subarray(start, end);
+  }
+
+  /** Reads on as if a CRLF had just come: a delimiter may follow at once. */
+  #assumeLineEnd(): void {
+    this.#carry.set([carriageReturn, lineFeed], 0);
+    this.#carryLength = 2;
+    this.#carryAssumed = 2;
   }
 
   #delimiterFound(): void {
@@ -261,6 +289,9 @@ export class MultipartStream implements AsyncIterable<StreamedPart> {
         const parsed = parsePartHeaders(headers, 2, length - 4, this.#dashBoundary);
         this.#parts++;
         this.#phase = "content";
+        // body-part := MIME-part-headers [CRLF *OCTET] (RFC 2046 §5.1.1): with no body, the CRLF
+        // just read was the one starting the next delimiter, so "--boundary" may come at once.
+        this.#assumeLineEnd();
         return parsed;
       }
     }

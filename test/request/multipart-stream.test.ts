@@ -84,6 +84,32 @@ const bodies: Record<string, Uint8Array> = {
     "--xyz--",
     "epilogue",
   ),
+  // body-part := MIME-part-headers [CRLF *OCTET] (RFC 2046 §5.1.1): headers and no body, the
+  // CRLF after the header line starting the delimiter; and the usual empty body after CRLFCRLF.
+  headersOnly: lines("--xyz", 'Content-Disposition: form-data; name="a"', "", "--xyz--", ""),
+  headersOnlyThenPart: lines(
+    "--xyz",
+    'Content-Disposition: form-data; name="a"',
+    "",
+    "--xyz",
+    'Content-Disposition: form-data; name="b"',
+    "",
+    "b",
+    "--xyz--",
+  ),
+  emptyContent: lines("--xyz", 'Content-Disposition: form-data; name="a"', "", "", "--xyz--", ""),
+  contentStartingLikeDelimiter: lines(
+    "--xyz",
+    'Content-Disposition: form-data; name="a"',
+    "",
+    "--xy\r\n--x",
+    "--xyz",
+    'Content-Disposition: form-data; name="b"',
+    "",
+    "\r\n--xyZ",
+    "--xyz--",
+  ),
+  headersOnlyThenJunk: lines("--xyz", 'Content-Disposition: form-data; name="a"', "", "--xyzX", ""),
   bareCloseAtEnd: encoder.encode(
     '--xyz\r\nContent-Disposition: form-data; name="a"\r\n\r\nx\r\n--xyz--',
   ),
@@ -137,6 +163,57 @@ test("streamed multipart gives what multipart() gives, whatever the piece sizes"
     headersOver: "headerSectionTooLarge",
     partsAtLimit: "object",
     partsOver: "tooManyParts",
+  });
+});
+
+test("a part with headers and no body is an empty part, streamed or whole", async () => {
+  const outcomes: Record<string, Outcome[]> = {};
+  for (const label of [
+    "headersOnly",
+    "headersOnlyThenPart",
+    "emptyContent",
+    "headersOnlyThenJunk",
+  ]) {
+    const body = bodies[label]!;
+    outcomes[label] = [readWhole(body, limits), await readStreamed(piecesOf(body, 1), limits)];
+  }
+  const a = { name: "a", text: "" };
+  const b = { name: "b", text: "b" };
+  expect(JSON.parse(JSON.stringify(outcomes))).toEqual({
+    headersOnly: [[a], [a]],
+    headersOnlyThenPart: [
+      [a, b],
+      [a, b],
+    ],
+    emptyContent: [[a], [a]],
+    headersOnlyThenJunk: ["malformedDelimiter", "malformedDelimiter"],
+  });
+});
+
+test("a part's content asked for after the next part is a TypeError; unread content is skipped", async () => {
+  const body = formOf(["a", "b", "c"]);
+  const stream = new MultipartStream(piecesOf(body, 7), contentType, limits);
+  const first = await stream.next();
+  const second = await stream.next();
+  let secondText = "";
+  for await (const piece of second!.content()) secondText += decoder.decode(piece);
+  const third = await stream.next();
+  const end = await stream.next();
+  const failures: string[] = [];
+  for (const part of [first!, second!, third!]) {
+    try {
+      for await (const _piece of part.content());
+    } catch (error) {
+      failures.push(`${(error as Error).name}: ${(error as Error).message}`);
+    }
+  }
+  const passed = (name: string) =>
+    `TypeError: corral: multipart part "${name}" was passed: read a part's content before asking for the next part`;
+  expect({ names: [first?.name, second?.name, third?.name], secondText, end, failures }).toEqual({
+    names: ["a", "b", "c"],
+    secondText: "b",
+    end: null,
+    failures: [passed("a"), passed("b"), passed("c")],
   });
 });
 
