@@ -28,7 +28,9 @@ function stop(graceMs: number): void {
 }
 
 process.on("message", (message: SupervisorMessage) => {
-  if (message.type === "stats") send({ type: "stats", id: message.id, stats: app.stats() });
+  // A ping is answered at once: a reply that does not come tells the supervisor the loop is stuck.
+  if (message.type === "ping") send({ type: "pong", id: message.id });
+  else if (message.type === "stats") send({ type: "stats", id: message.id, stats: app.stats() });
   else if (message.type === "stop") stop(message.graceMs);
 });
 process.on("disconnect", () => stop(5000));

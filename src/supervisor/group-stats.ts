@@ -2,10 +2,15 @@ import type { EngineStats } from "corral/engine";
 
 /** The counters of a group of processes started by `serve()`. */
 export interface GroupStats {
-  /** Processes that answered (those between a death and their restart are missing). */
+  /**
+   * Processes that answered (those between a death and their restart are missing, and those
+   * listed in `unanswered`).
+   */
   readonly processes: number;
-  /** Processes restarted since start because they died. */
+  /** Processes restarted since start because they died (hung ones included). */
   readonly restarts: number;
+  /** Of `restarts`, those of a process killed because it left its liveness pings unanswered. */
+  readonly hungRestarts: number;
   /**
    * Every counter summed over the processes. Peaks are summed too, so a group peak is an upper
    * bound: the processes may have peaked at different times.
@@ -13,6 +18,11 @@ export interface GroupStats {
   readonly total: EngineStats;
   /** Each process's own counters. */
   readonly perProcess: ReadonlyArray<{ readonly pid: number; readonly stats: EngineStats }>;
+  /**
+   * Process ids of the processes that did not answer within `livenessDeadlineMs` (busy or hung;
+   * a hung one is killed and restarted by the liveness check). Empty when all answered.
+   */
+  readonly unanswered: readonly number[];
 }
 
 type Counters = { readonly [name: string]: number | Counters | undefined };

@@ -3,6 +3,7 @@ import type { EngineStats } from "corral/engine";
 /** What the supervisor sends a child over IPC. */
 export type SupervisorMessage =
   | { readonly type: "stats"; readonly id: number }
+  | { readonly type: "ping"; readonly id: number }
   | { readonly type: "stop"; readonly graceMs: number };
 
 /** What a child sends the supervisor over IPC. */
@@ -13,7 +14,8 @@ export type ChildMessage =
       readonly budget: string;
       readonly reservedBytes: number;
     }
-  | { readonly type: "stats"; readonly id: number; readonly stats: EngineStats };
+  | { readonly type: "stats"; readonly id: number; readonly stats: EngineStats }
+  | { readonly type: "pong"; readonly id: number };
 
 /** Environment variables the supervisor passes to each child. */
 export const childEnvironment = {

@@ -1,8 +1,10 @@
 import { availableParallelism } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { formatBytes } from "corral/engine";
+import { type EngineStats, formatBytes } from "corral/engine";
+import { assertNotHotReloading } from "../hot-reload.ts";
 import { type GroupStats, sumStats } from "./group-stats.ts";
+import { livenessSettings } from "./liveness.ts";
 import type { ChildMessage } from "./messages.ts";
 import { restartDelayMs, stableAfterMs } from "./restart-delay.ts";
 import { SupervisedProcess } from "./supervised-process.ts";
@@ -15,12 +17,23 @@ export interface ServeOptions {
   readonly hostname?: string;
   /** How many processes; the number of cores (`os.availableParallelism()`) by default. */
   readonly processes?: number;
-  /** Where the one budget line goes; `console.log` by default, `null` for silence. */
+  /**
+   * Where the budget line and the notices (a hung process killed, a signal) go; `console.log` by
+   * default, `null` for silence.
+   */
   readonly log?: ((line: string) => void) | null;
   /** Stop every process gracefully on SIGINT or SIGTERM, then exit 0; true by default. */
   readonly handleSignals?: boolean;
   /** Grace period of the stop a signal starts; 5000 ms by default. */
   readonly graceMs?: number;
+  /** How often the supervisor pings each process over IPC; 1000 ms by default (10 to 60000). */
+  readonly livenessIntervalMs?: number;
+  /**
+   * A process that leaves a ping unanswered this long is hung (its event loop is stuck): it is
+   * killed with SIGKILL and restarted. Also how long `stats()` waits for each process. 5000 ms by
+   * default; at least twice `livenessIntervalMs`, at most 3600000.
+   */
+  readonly livenessDeadlineMs?: number;
 }
 
 /** A running group of processes serving one App on one port. */
@@ -32,11 +45,17 @@ export interface Supervisor {
   readonly processes: number;
   /** The budget line: the total reserved memory, N x the per-process budget. */
   readonly budget: string;
-  /** Processes restarted since start because they died. */
+  /** Processes restarted since start because they died (hung ones included). */
   readonly restarts: number;
+  /** Of `restarts`, those of a process killed because it left its liveness pings unanswered. */
+  readonly hungRestarts: number;
   /** Process ids of the processes running now. */
   pids(): number[];
-  /** The counters of every process, asked over IPC, and their sum. */
+  /**
+   * The counters of every process, asked over IPC, and their sum. Waits at most
+   * `livenessDeadlineMs` for each process; one that has not answered by then is left out and
+   * listed in `unanswered`. Never rejects.
+   */
   stats(): Promise<GroupStats>;
   /** Stops every process gracefully (see `App.stop`); resolves when all have exited. */
   stop(options?: { readonly graceMs?: number }): Promise<void>;
@@ -45,8 +64,10 @@ export interface Supervisor {
 /**
  * Serves the App of `entryModule` on every core: starts `processes` Bun processes, each listening
  * on `port` with reusePort, restarts one that dies (after 100 ms, doubling to at most 5 s while it
- * keeps dying), and prints one budget line with the total. The entry module's default export is an
- * `App` or a function returning one (called once in each process); it must not listen itself.
+ * keeps dying) or that hangs (its liveness pings unanswered for 5 s: killed, then restarted), and
+ * prints one budget line with the total. The entry module's default export is an `App` or a
+ * function returning one (called once in each process); it must not listen itself. Refuses to run
+ * under `bun --hot`, as `App.listen` does: each reload would start another group.
  *
  * @example
  * // app.ts: export default () => new App({ shared: {} }).route("GET", "/", (ctx) => ...);
@@ -54,6 +75,7 @@ export interface Supervisor {
  * console.log((await group.stats()).total.requests);
  */
 export async function serve(entryModule: string | URL, options: ServeOptions): Promise<Supervisor> {
+  assertNotHotReloading();
   const processes = options.processes ?? availableParallelism();
   if (!Number.isInteger(processes) || processes < 1 || processes > 1024) {
     throw new RangeError(`corral: processes must be an integer from 1 to 1024, got ${processes}`);
@@ -69,12 +91,15 @@ export async function serve(entryModule: string | URL, options: ServeOptions): P
         "N times with listen({ reusePort: true }) instead",
     );
   }
+  const liveness = livenessSettings(options);
   const hostname = options.hostname ?? "127.0.0.1";
   const graceMs = options.graceMs ?? 5000;
+  const log = options.log === undefined ? console.log : options.log;
   const running = new Set<SupervisedProcess>();
   const failuresInARow: number[] = new Array(processes).fill(0);
   const restartTimers = new Set<ReturnType<typeof setTimeout>>();
   let restarts = 0;
+  let hungRestarts = 0;
   let stopping: Promise<void> | null = null;
   let port = options.port;
   let started = false;
@@ -85,7 +110,15 @@ export async function serve(entryModule: string | URL, options: ServeOptions): P
         entryPath,
         hostname,
         port,
+        liveness,
         onListening: (_child, message) => resolveListening(message),
+        onHung(child) {
+          log?.(
+            `corral: process ${index + 1} (pid ${child.pid}) left its liveness pings unanswered ` +
+              `for ${liveness.deadlineMs} ms: its event loop is stuck; killing it (SIGKILL) ` +
+              "to restart it",
+          );
+        },
         onExit(child, exitCode) {
           running.delete(child);
           rejectListening(
@@ -93,7 +126,7 @@ export async function serve(entryModule: string | URL, options: ServeOptions): P
           );
           const listened = child.listeningForMs >= 0;
           if ((started || listened) && stopping === null) {
-            scheduleRestart(index, child.listeningForMs);
+            scheduleRestart(index, child.listeningForMs, child.hung);
           }
         },
       });
@@ -101,13 +134,14 @@ export async function serve(entryModule: string | URL, options: ServeOptions): P
     });
   }
 
-  function scheduleRestart(index: number, livedMs: number): void {
+  function scheduleRestart(index: number, livedMs: number, hung: boolean): void {
     if (livedMs >= stableAfterMs) failuresInARow[index] = 0;
     const timer = setTimeout(
       () => {
         restartTimers.delete(timer);
         if (stopping !== null) return;
         restarts++;
+        if (hung) hungRestarts++;
         start(index).catch(() => {
           // It died again before listening: its own exit scheduled the next restart.
         });
@@ -139,7 +173,6 @@ export async function serve(entryModule: string | URL, options: ServeOptions): P
   const budget =
     `corral: reserved ${formatBytes(first.reservedBytes * processes)} in total, ` +
     `${processes} processes x (${first.budget.replace(/^corral: /, "")})`;
-  const log = options.log === undefined ? console.log : options.log;
   log?.(budget);
   if (options.handleSignals ?? true) {
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -159,20 +192,30 @@ export async function serve(entryModule: string | URL, options: ServeOptions): P
     get restarts() {
       return restarts;
     },
+    get hungRestarts() {
+      return hungRestarts;
+    },
     pids: () => [...running].map((child) => child.pid),
     async stats() {
       const id = ++statsRequests;
       const children = [...running];
-      const answers = await Promise.all(children.map((child) => child.stats(id)));
-      const perProcess = children.flatMap((child, index) => {
-        const stats = answers[index];
-        return stats === undefined ? [] : [{ pid: child.pid, stats }];
+      const answers = await Promise.all(
+        children.map((child) => child.stats(id, liveness.deadlineMs)),
+      );
+      const perProcess: { pid: number; stats: EngineStats }[] = [];
+      const unanswered: number[] = [];
+      children.forEach((child, index) => {
+        const stats = answers[index]!;
+        if (stats === "no answer") unanswered.push(child.pid);
+        else if (stats !== "exited") perProcess.push({ pid: child.pid, stats });
       });
       return {
         processes: perProcess.length,
         restarts,
+        hungRestarts,
         total: sumStats(perProcess.map(({ stats }) => stats)),
         perProcess,
+        unanswered,
       };
     },
     stop,

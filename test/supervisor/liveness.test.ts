@@ -1,0 +1,134 @@
+import { afterEach, expect, test } from "bun:test";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { type Supervisor, serve } from "corral";
+import { RawClient } from "../../engine/test/support/raw-client.ts";
+import { processAlive, servingPids, waitUntil } from "./support/serving-pids.ts";
+
+const entry = `${import.meta.dir}/fixtures/pid-app.ts`;
+const sorted = (pids: number[]) => [...pids].sort((a, b) => a - b);
+// Short settings keep the tests fast; the defaults (1 s, 5 s) only scale the same logic.
+const liveness = { livenessIntervalMs: 100, livenessDeadlineMs: 1000 } as const;
+let group: Supervisor | undefined;
+
+afterEach(async () => {
+  await group?.stop({ graceMs: 1000 });
+  group = undefined;
+});
+
+function startGroup(log: string[]): Promise<Supervisor> {
+  return serve(entry, {
+    port: 0,
+    processes: 2,
+    handleSignals: false,
+    log: (line) => log.push(line),
+    ...liveness,
+  });
+}
+
+test("a process whose event loop is stuck is killed, counted and restarted, and stats() does not wait for it", async () => {
+  const spinFile = `${tmpdir()}/corral-spin-${process.pid}-${Date.now()}`;
+  process.env.SPIN_STARTED_FILE = spinFile;
+  const log: string[] = [];
+  group = await startGroup(log);
+  const running = group;
+  const [first, second] = sorted(group.pids());
+  using client = await RawClient.connect(group.port);
+  client.send("GET /spin HTTP/1.1\r\nHost: x\r\n\r\n");
+  // The file is created, then its pid written: wait for the pid.
+  const spinningPid = () => (existsSync(spinFile) ? Number(readFileSync(spinFile, "utf8")) : 0);
+  await waitUntil(() => spinningPid() > 0, "the handler to spin");
+  const stuck = spinningPid();
+  const spinningSince = performance.now();
+
+  // stats() answers within the deadline, without the stuck process and naming it.
+  // A backstop so that a stats() that never answers fails here rather than at the test's timeout.
+  const stats = await Promise.race([running.stats(), Bun.sleep(3000).then(() => null)]);
+  const statsMs = performance.now() - spinningSince;
+  expect(stats).not.toBeNull();
+  expect({
+    processes: stats!.processes,
+    answered: stats!.perProcess.map(({ pid }) => pid),
+    unanswered: stats!.unanswered,
+  }).toEqual({ processes: 1, answered: [stuck === first ? second! : first!], unanswered: [stuck] });
+  expect(statsMs).toBeLessThan(1000 + 500);
+
+  // Killed after the deadline (plus at most one interval), logged, then restarted.
+  await waitUntil(
+    () => running.hungRestarts === 1 && running.pids().length === 2,
+    "the restart of the stuck process",
+    5000,
+  );
+  const restartedMs = performance.now() - spinningSince;
+  expect(restartedMs).toBeGreaterThanOrEqual(1000);
+  // Deadline 1000 + interval 100 + restart delay 100 + a process start, with room for a slow CI.
+  expect(restartedMs).toBeLessThan(4000);
+  expect(processAlive(stuck)).toBe(false);
+  expect(running.pids()).not.toContain(stuck);
+  expect(log.length).toBe(2);
+  expect(log[1]).toMatch(
+    new RegExp(
+      `^corral: process [12] \\(pid ${stuck}\\) left its liveness pings unanswered for 1000 ms: ` +
+        "its event loop is stuck; killing it \\(SIGKILL\\) to restart it$",
+    ),
+  );
+
+  // A side client is answered by both processes again, and stats() by both.
+  const pids = sorted(running.pids());
+  await waitUntil(
+    async () => (await servingPids(running.port, pids, 50)).length === 2,
+    "both processes to serve",
+  );
+  const after = await running.stats();
+  expect({
+    processes: after.processes,
+    restarts: after.restarts,
+    hungRestarts: after.hungRestarts,
+    unanswered: after.unanswered,
+  }).toEqual({ processes: 2, restarts: 1, hungRestarts: 1, unanswered: [] });
+  rmSync(spinFile);
+  delete process.env.SPIN_STARTED_FILE;
+});
+
+test("a process busy with a synchronous handler for less than the deadline is not killed", async () => {
+  const log: string[] = [];
+  group = await startGroup(log);
+  const running = group;
+  const pids = sorted(group.pids());
+  // 700 ms blocked: seven pings go unanswered, three fewer than the deadline takes.
+  using client = await RawClient.connect(running.port);
+  client.send("GET /busy/700 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  const response = await client.response();
+  expect({ status: response.status, servedBy: pids.includes(Number(response.text)) }).toEqual({
+    status: 200,
+    servedBy: true,
+  });
+  // Past one more deadline, nothing was killed and every process answers.
+  await Bun.sleep(1200);
+  const stats = await running.stats();
+  expect({
+    pids: sorted(running.pids()),
+    restarts: stats.restarts,
+    hungRestarts: stats.hungRestarts,
+    unanswered: stats.unanswered,
+    processes: stats.processes,
+    log: log.length,
+  }).toEqual({ pids, restarts: 0, hungRestarts: 0, unanswered: [], processes: 2, log: 1 });
+});
+
+test("the liveness settings are validated with the reason", async () => {
+  const attempt = (options: { livenessIntervalMs?: number; livenessDeadlineMs?: number }) =>
+    serve(entry, { port: 0, processes: 1, handleSignals: false, log: null, ...options });
+  await expect(attempt({ livenessIntervalMs: 5 })).rejects.toThrow(
+    new RangeError("corral: livenessIntervalMs must be an integer from 10 to 60000, got 5"),
+  );
+  await expect(attempt({ livenessIntervalMs: 1.5 })).rejects.toThrow(RangeError);
+  await expect(attempt({ livenessDeadlineMs: 1500 })).rejects.toThrow(
+    new RangeError(
+      "corral: livenessDeadlineMs must be an integer from twice livenessIntervalMs (2000) to 3600000, got 1500",
+    ),
+  );
+  await expect(attempt({ livenessIntervalMs: 100, livenessDeadlineMs: 3_600_001 })).rejects.toThrow(
+    RangeError,
+  );
+});
