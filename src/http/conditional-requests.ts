@@ -25,6 +25,12 @@ export type PreconditionResult = "proceed" | "not-modified" | "precondition-fail
  * and HEAD without `If-None-Match`. A date that does not parse is ignored (§13.1.3, §13.1.4).
  * `header(name)` returns a request header by lower-case name.
  *
+ * A request tag that is the current one with a coding suffix (`"v1-gzip"` for `"v1"`, as
+ * `compress()` labels the coded form it sends) matches it in `If-Match` and `If-None-Match`, by
+ * the same comparison: the client holds a coded form of the current representation, so its copy
+ * is current, and its update is not lost (§13.1.1). Tags ending in `-br`, `-zstd` or `-gzip` are
+ * therefore best left to `compress()`.
+ *
  * @example
  * const result = evaluatePreconditions("GET", (name) => ctx.request.header(name), { etag: '"v1"' });
  * if (result === "not-modified") ctx.response.setStatus(304);
@@ -37,7 +43,7 @@ export function evaluatePreconditions(
   const safe = method === "GET" || method === "HEAD";
   const ifMatch = header("if-match");
   if (ifMatch !== undefined) {
-    if (!listMatches(ifMatch, validators.etag, "strong")) return "precondition-failed";
+    if (!listMatches(ifMatch, validators.etag, "strong", true)) return "precondition-failed";
   } else {
     const since = dateOf(header("if-unmodified-since"));
     const modified = secondsOf(validators.lastModified);
@@ -47,7 +53,7 @@ export function evaluatePreconditions(
   }
   const ifNoneMatch = header("if-none-match");
   if (ifNoneMatch !== undefined) {
-    if (listMatches(ifNoneMatch, validators.etag, "weak")) {
+    if (listMatches(ifNoneMatch, validators.etag, "weak", true)) {
       return safe ? "not-modified" : "precondition-failed";
     }
     return "proceed";
@@ -63,7 +69,8 @@ export function evaluatePreconditions(
 /**
  * Whether a Range request may be honoured (RFC 9110 §13.1.5): without `If-Range`, or when it is
  * an entity-tag that matches the current one by strong comparison, or an HTTP-date exactly equal
- * to `lastModified` (at one-second precision). Otherwise the whole representation is sent.
+ * to `lastModified` (at one-second precision). Otherwise the whole representation is sent. A
+ * coded form's tag (`"v1-gzip"`) does not allow a range of `"v1"`: its bytes are other bytes.
  *
  * @example
  * if (!ifRangeAllows((name) => ctx.request.header(name), validators)) sendWhole();

@@ -34,15 +34,24 @@ function opaquePart(tag: string): string {
 }
 
 /**
+ * The suffixes `compress()` gives the tag of a coded form (`"v1"` becomes `"v1-br"`), so that a
+ * strong tag changes with the content coding (RFC 9110 §8.8.3).
+ */
+const codingTagSuffixes = ["-br", "-zstd", "-gzip"] as const;
+
+/**
  * Whether the list field `value` (`*` or entity-tags separated by commas) holds a tag that
  * matches `current`: by strong comparison (both strong and equal) or weak comparison (the opaque
  * parts equal). `*` matches any current representation. A malformed member matches nothing and
- * ends the scan: what follows it cannot be framed reliably.
+ * ends the scan: what follows it cannot be framed reliably. With `codedForms`, a member that is
+ * `current` with a coding suffix (`"v1-gzip"` for `"v1"`) matches too, by the same comparison:
+ * it names a coded form of the current representation.
  */
 export function listMatches(
   value: string,
   current: string | undefined,
   comparison: "strong" | "weak",
+  codedForms = false,
 ): boolean {
   let index = skipListSeparators(value, 0);
   if (value.charCodeAt(index) === 0x2a) {
@@ -57,15 +66,36 @@ export function listMatches(
     const opaqueStart = weak ? index + 2 : index;
     const end = opaqueTagEnd(value, opaqueStart);
     if (end < 0) return false;
-    const matches =
-      comparison === "weak"
-        ? value.startsWith(currentOpaque, opaqueStart) && opaqueStart + currentOpaque.length === end
-        : !weak &&
-          !currentWeak &&
-          value.startsWith(currentOpaque, opaqueStart) &&
-          opaqueStart + currentOpaque.length === end;
-    if (matches) return true;
+    const comparable = comparison === "weak" || (!weak && !currentWeak);
+    if (comparable && sameOpaque(value, opaqueStart, end, currentOpaque, codedForms)) return true;
     index = skipListSeparators(value, end);
+  }
+  return false;
+}
+
+/**
+ * Whether the opaque-tag `value[start, end)` equals `currentOpaque`, or (with `codedForms`) is it
+ * with one coding suffix before the closing quote.
+ */
+function sameOpaque(
+  value: string,
+  start: number,
+  end: number,
+  currentOpaque: string,
+  codedForms: boolean,
+): boolean {
+  const length = end - start;
+  if (length === currentOpaque.length) return value.startsWith(currentOpaque, start);
+  if (!codedForms) return false;
+  for (const suffix of codingTagSuffixes) {
+    if (length !== currentOpaque.length + suffix.length) continue;
+    if (!value.startsWith(suffix, end - 1 - suffix.length)) continue;
+    // The opening quote and the content before the suffix, character by character: no slice.
+    const contentLength = currentOpaque.length - 1;
+    for (let index = 0; index < contentLength; index++) {
+      if (value.charCodeAt(start + index) !== currentOpaque.charCodeAt(index)) return false;
+    }
+    return true;
   }
   return false;
 }

@@ -3,6 +3,7 @@ import {
   type AnyContext,
   type ContentCoding,
   chooseContentCoding,
+  evaluatePreconditions,
   middleware,
   type StreamEncoder,
   zlibStreamEncoder,
@@ -82,9 +83,14 @@ function varies(vary: string | undefined): boolean {
 /**
  * Compresses drafted bodies with br, zstd or gzip (Bun's built-ins), as the client's
  * `Accept-Encoding` q-values prefer: only allowed media types over `thresholdBytes`; never a
- * HEAD, a 204, 304 or 206, a body already encoded, one under `Cache-Control: no-transform`, or a
+ * 204, 304 or 206, a body already encoded, one under `Cache-Control: no-transform`, or a
  * request that called `skipCompression`. Adds `Vary: Accept-Encoding` to every answer whose type
- * it could compress, and suffixes a drafted `ETag` with the coding (`"v1"` → `"v1-br"`). The
+ * it could compress, and suffixes a drafted `ETag` with the coding (`"v1"` → `"v1-br"`): a
+ * strong tag changes with the coding (RFC 9110 §8.8.3), and `evaluatePreconditions` takes the
+ * suffixed tag back for the handler's own (`If-Match`, `If-None-Match`). A 304 the handler made
+ * gets the suffixed tag and the Vary back when the client's `If-None-Match` names that coded
+ * form (§15.4.5). A HEAD is compressed as its GET would be, so it carries the same
+ * `Content-Encoding`, `Content-Length`, `ETag` and `Vary` (§9.3.2); no body is sent. The
  * compressed bytes replace the body in the worker's staging (the compressor's output is
  * transient and never larger than the body). A stream of an allowed type is encoded as it is
  * written, and every `flush()` sends the encoded bytes of all written so far (SSE events arrive
@@ -102,19 +108,17 @@ export function compress(options: CompressOptions = {}) {
   const maxStreams = options.maxEncodedStreams ?? 64;
   const encoders = new WeakMap<object, StreamEncoder>();
   let liveEncoders = 0;
-  /** The coding for this answer, after the checks every answer gets (and its Vary header). */
+  /**
+   * The coding for this answer, after the checks every answer gets (and its Vary header). A HEAD
+   * is coded as its GET: it gets the same header fields (RFC 9110 §9.3.2).
+   */
   const codingFor = (ctx: AnyContext, status: number, contentType: string | undefined) => {
     const response = ctx.response;
-    if (ctx.request.method === "HEAD") return undefined;
     if (status < 200 || status === 204 || status === 206 || status === 304) return undefined;
     if (!typeMatcher(contentType)) return undefined;
     // One Vary line: an answer that varies by coding already (a precompressed file) says so.
     if (!varies(response.getHeader("vary"))) response.header("Vary", "Accept-Encoding");
-    if (optedOut.has(ctx) || response.getHeader("content-encoding") !== undefined) return undefined;
-    if (response.getHeader("cache-control")?.toLowerCase().includes("no-transform"))
-      return undefined;
-    const coding = chooseContentCoding(ctx.request.header("accept-encoding"), codings);
-    return coding === undefined || coding === "identity" ? undefined : coding;
+    return chosenCoding(ctx, codings);
   };
   return middleware({
     before(ctx) {
@@ -132,6 +136,7 @@ export function compress(options: CompressOptions = {}) {
     after(ctx) {
       const response = ctx.response;
       if (response.streaming) return response.endStreamEncoding();
+      if (response.status === 304) return labelNotModified(ctx, codings);
       const body = response.body;
       const coding = codingFor(ctx, response.status, response.getHeader("content-type"));
       if (coding === undefined || body.length < threshold) return;
@@ -150,6 +155,47 @@ export function compress(options: CompressOptions = {}) {
   });
 }
 
+/** The coding for this answer once its type and status allow one, or `undefined` for none. */
+function chosenCoding(
+  ctx: AnyContext,
+  codings: readonly ContentCoding[],
+): ContentCoding | undefined {
+  const response = ctx.response;
+  if (optedOut.has(ctx) || response.getHeader("content-encoding") !== undefined) return undefined;
+  if (response.getHeader("cache-control")?.toLowerCase().includes("no-transform")) return undefined;
+  const coding = chooseContentCoding(ctx.request.header("accept-encoding"), codings);
+  return coding === undefined || coding === "identity" ? undefined : coding;
+}
+
+/** The tag of the form coded with `coding`: `"v1"` → `"v1-gzip"`, `W/"v1"` → `W/"v1-gzip"`. */
+function codedTag(tag: string, coding: ContentCoding): string {
+  return `${tag.slice(0, -1)}-${coding}"`;
+}
+
+/**
+ * A 304 the handler drafted (after its own `evaluatePreconditions`) must carry the ETag and Vary
+ * its 200 would have (RFC 9110 §15.4.5), but has no body or type to decide by. When the client's
+ * `If-None-Match` names the coded form this request would get, the client holds that form of an
+ * unchanged representation: its 200 was coded, so the 304 gets that tag and Vary. Otherwise (the
+ * client holds the identity form, `*`, or only a date) the handler's tag stands as it is.
+ */
+function labelNotModified(ctx: AnyContext, codings: readonly ContentCoding[]): void {
+  const response = ctx.response;
+  const tag = response.getHeader("etag");
+  const ifNoneMatch = ctx.request.header("if-none-match");
+  if (tag === undefined || !tag.endsWith('"') || ifNoneMatch === undefined) return;
+  if (ifNoneMatch.trim() === "*") return;
+  const coding = chosenCoding(ctx, codings);
+  if (coding === undefined) return;
+  const coded = codedTag(tag, coding);
+  // The list scan of §13.1.2 (weak comparison), as a GET with only this If-None-Match.
+  const holds = (name: string) => (name === "if-none-match" ? ifNoneMatch : undefined);
+  if (evaluatePreconditions("GET", holds, { etag: coded }) !== "not-modified") return;
+  response.removeHeader("ETag");
+  response.header("ETag", coded);
+  if (!varies(response.getHeader("vary"))) response.header("Vary", "Accept-Encoding");
+}
+
 function useCompressed(
   ctx: AnyContext,
   coding: ContentCoding,
@@ -163,7 +209,7 @@ function useCompressed(
   const tag = response.getHeader("etag");
   if (tag?.endsWith('"')) {
     response.removeHeader("ETag");
-    response.header("ETag", `${tag.slice(0, -1)}-${coding}"`);
+    response.header("ETag", codedTag(tag, coding));
   }
 }
 

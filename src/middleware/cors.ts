@@ -4,8 +4,10 @@ import { type AnyContext, isTokenCode, middleware } from "corral";
 export interface CorsOptions {
   /**
    * The origins allowed, matched exactly (`"https://app.example"`: scheme, host and port), or a
-   * function that decides. `"null"` is never allowed (sandboxed frames and `file:` pages all send
-   * it). `"*"` allows any origin without credentials.
+   * function that decides. Each must be written as browsers send it in `Origin` (lower case, no
+   * default port, no path or trailing slash): anything else is a `TypeError` here, since it could
+   * never match. `"null"` is never allowed (sandboxed frames and `file:` pages all send it). `"*"`
+   * allows any origin without credentials.
    */
   readonly origin: string | readonly string[] | ((origin: string, ctx: AnyContext) => boolean);
   /** Sends `Access-Control-Allow-Credentials: true` (cookies, HTTP auth); never with `"*"`. */
@@ -82,15 +84,40 @@ function originMatcher(options: CorsOptions): (origin: string, ctx: AnyContext) 
   if (typeof origin === "function") return origin;
   if (origin === "*") return () => true;
   const list = typeof origin === "string" ? [origin] : origin;
-  for (const entry of list) {
-    if (entry === "null" || entry === "*" || entry.endsWith("/") || !entry.includes("://")) {
-      throw new TypeError(
-        `corral: cors origin ${JSON.stringify(entry)} is not an origin like "https://app.example"`,
-      );
-    }
-  }
+  for (const entry of list) checkOrigin(entry);
   const allowed = new Set(list);
   return (candidate) => allowed.has(candidate);
+}
+
+/**
+ * Throws unless `entry` is an origin as a browser serializes it in `Origin` (the Fetch standard;
+ * RFC 6454 §6.2): lower-case scheme and host, no default port, no path, query, fragment or
+ * spaces. Anything else would never match, and the origin would be refused without a word.
+ * `"null"` is refused: sandboxed frames and `file:` pages all send it. A scheme the URL standard
+ * gives an opaque origin (`chrome-extension://id`, `capacitor://localhost`) is taken as
+ * `scheme://host`, as browsers send it.
+ */
+function checkOrigin(entry: string): void {
+  if (entry === "null") {
+    throw new TypeError(
+      'corral: cors origin "null" is never allowed (sandboxed frames and file: pages all send it)',
+    );
+  }
+  const serialized = serializedOrigin(entry);
+  if (serialized === entry) return;
+  const hint = serialized === undefined ? "" : ` (a browser sends ${JSON.stringify(serialized)})`;
+  throw new TypeError(
+    `corral: cors origin ${JSON.stringify(entry)} is not an origin like "https://app.example"${hint}`,
+  );
+}
+
+/** The origin a browser would send for a page at `entry`, or `undefined` when it has none. */
+function serializedOrigin(entry: string): string | undefined {
+  if (!URL.canParse(entry)) return undefined;
+  const url = new URL(entry);
+  if (url.origin !== "null") return url.origin;
+  if (url.host === "" || url.username !== "" || url.password !== "") return undefined;
+  return `${url.protocol}//${url.host}`.toLowerCase();
 }
 
 /** The requested header names, when they are a well-formed list of tokens (else none). */

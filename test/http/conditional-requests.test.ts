@@ -61,6 +61,31 @@ describe("evaluatePreconditions (RFC 9110 §13.2.2)", () => {
     });
   });
 
+  test('a coded form\'s tag (compress: "v2-gzip") matches in If-None-Match and If-Match, by the same comparison', () => {
+    expectResults([
+      ["GET", { "if-none-match": '"v2-gzip"' }, "not-modified"],
+      ["HEAD", { "if-none-match": 'W/"v2-br"' }, "not-modified"],
+      ["GET", { "if-none-match": '"v1-gzip", "v2-zstd"' }, "not-modified"],
+      ["GET", { "if-none-match": '"v2-deflate"' }, "proceed"],
+      ["GET", { "if-none-match": '"v2-gzip-br"' }, "proceed"],
+      ["GET", { "if-none-match": '"v-gzip"' }, "proceed"],
+      ["GET", { "if-none-match": '"v2gzip"' }, "proceed"],
+      ["PUT", { "if-match": '"v2-gzip"' }, "proceed"],
+      ["PUT", { "if-match": '"v1-br", "v2-zstd"' }, "proceed"],
+      ["PUT", { "if-match": 'W/"v2-gzip"' }, "precondition-failed"],
+      ["PUT", { "if-match": '"v1-gzip"' }, "precondition-failed"],
+      ["PUT", { "if-none-match": '"v2-br"' }, "precondition-failed"],
+    ]);
+    expectResults(
+      [
+        ["GET", { "if-none-match": '"v2-gzip"' }, "not-modified"],
+        ["PUT", { "if-match": '"v2-gzip"' }, "precondition-failed"],
+      ],
+      { etag: 'W/"v2"' },
+    );
+    expectResults([["GET", { "if-none-match": '"v2"' }, "proceed"]], { etag: '"v2-gzip"' });
+  });
+
   test("If-Unmodified-Since counts only without If-Match, at one-second precision", () => {
     expectResults([
       ["PUT", { "if-unmodified-since": atModified }, "proceed"],
@@ -92,6 +117,7 @@ describe("ifRangeAllows (RFC 9110 §13.1.5)", () => {
       [{ "if-range": 'W/"v2"' }, false],
       [{ "if-range": '"v1"' }, false],
       [{ "if-range": '"v1", "v2"' }, false],
+      [{ "if-range": '"v2-gzip"' }, false],
       [{ "if-range": atModified }, true],
       [{ "if-range": after }, false],
       [{ "if-range": "garbage" }, false],

@@ -107,7 +107,7 @@ test("the threshold (1 KiB), the type allowlist, HEAD, encoded, no-transform and
     ["/size/1023", "GET", null],
     ["/size/1024", "GET", "gzip"],
     ["/image", "GET", null],
-    ["/json", "HEAD", null],
+    ["/json", "HEAD", "gzip"],
     ["/encoded", "GET", "gzip"],
     ["/no-transform", "GET", null],
     ["/secret", "GET", null],

@@ -107,6 +107,66 @@ test("misconfigurations are TypeErrors: null, wildcard with credentials, not an 
   expect(() => cors({ origin: allowed, maxAgeSeconds: -1 })).toThrow(TypeError);
 });
 
+test("an origin that no browser sends is a TypeError at cors(), naming the form it would send", () => {
+  const refusals = [
+    "https://App.Example",
+    "https://a.example/app",
+    "https://a.example:443",
+    "http://a.example:80",
+    "https://a.example?x",
+    "https://a.example#top",
+    " https://a.example",
+    "https://user@a.example",
+    "chrome-extension://abcdefgh/",
+    "file:///index.html",
+    "",
+  ].map((entry) => {
+    try {
+      cors({ origin: [entry] });
+      return [entry, "accepted"];
+    } catch (error) {
+      return [entry, error instanceof TypeError ? error.message : "not a TypeError"];
+    }
+  });
+  const refused = (entry: string, sent?: string) =>
+    `corral: cors origin ${JSON.stringify(entry)} is not an origin like "https://app.example"` +
+    (sent === undefined ? "" : ` (a browser sends "${sent}")`);
+  expect(refusals).toEqual([
+    ["https://App.Example", refused("https://App.Example", "https://app.example")],
+    ["https://a.example/app", refused("https://a.example/app", "https://a.example")],
+    ["https://a.example:443", refused("https://a.example:443", "https://a.example")],
+    ["http://a.example:80", refused("http://a.example:80", "http://a.example")],
+    ["https://a.example?x", refused("https://a.example?x", "https://a.example")],
+    ["https://a.example#top", refused("https://a.example#top", "https://a.example")],
+    [" https://a.example", refused(" https://a.example", "https://a.example")],
+    ["https://user@a.example", refused("https://user@a.example", "https://a.example")],
+    [
+      "chrome-extension://abcdefgh/",
+      refused("chrome-extension://abcdefgh/", "chrome-extension://abcdefgh"),
+    ],
+    ["file:///index.html", refused("file:///index.html")],
+    ["", refused("")],
+  ]);
+});
+
+test("origins as browsers send them are accepted and matched exactly", async () => {
+  const origins = [
+    "https://a.example:8443",
+    "http://127.0.0.1:3000",
+    "http://[::1]:8080",
+    "chrome-extension://abcdefgh",
+  ];
+  const app = new App({ shared: {}, log: null }).use(cors({ origin: origins }));
+  app.get("/", (ctx) => ctx.response.text(200, "ok"));
+  const allowedOrigins = [];
+  for (const origin of [...origins, "https://a.example", "https://A.example:8443"]) {
+    const response = await app.request("/", { headers: { origin } });
+    allowedOrigins.push(response.headers.get("access-control-allow-origin"));
+  }
+  expect(allowedOrigins).toEqual([...origins, null, null]);
+  await app.stop();
+});
+
 test("a function decides, and null is refused even when it says yes", async () => {
   const app = new App({ shared: {} }).use(cors({ origin: () => true }));
   app.get("/", (ctx) => ctx.response.text(200, "ok"));

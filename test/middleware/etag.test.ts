@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { App } from "corral";
-import { contentTag, etag } from "corral/middleware";
+import { compress, contentTag, etag } from "corral/middleware";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
 import { listenQuietly } from "../support/listen-quietly.ts";
 
@@ -80,5 +80,41 @@ test("the handler's own ETag and Last-Modified count; POST, HEAD and streams as 
     [304, tag],
     [200, null, body],
   ]);
+  await app.stop();
+});
+
+test("a 304 leaves out Content-Type, Content-Encoding and Content-Language (RFC 9110 §15.4.5)", async () => {
+  const app = new App({ shared: {}, log: null }).use(etag()).use(compress());
+  app.get("/page", (ctx) => {
+    ctx.response.header("Cache-Control", "max-age=60");
+    ctx.response.header("Content-Language", "en");
+    ctx.response.header("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT");
+    ctx.response.text(200, "p".repeat(3000));
+  });
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  const request = (condition: string) =>
+    `GET /page HTTP/1.1\r\nHost: h\r\nAccept-Encoding: gzip\r\n${condition}\r\n`;
+  client.send(request(""));
+  const [first] = await client.responses(1);
+  const gzipTag = first!.header("etag")!;
+  client.send(
+    request(`If-None-Match: ${gzipTag}\r\n`) +
+      request(`If-None-Match: W/${gzipTag}\r\nConnection: close\r\n`),
+  );
+  const revalidated = await client.responses(3);
+  const withoutDate = (headers: ReadonlyArray<readonly [string, string]>) =>
+    headers.filter(([name]) => name !== "date" && name !== "connection");
+  const expected: Array<readonly [string, string]> = [
+    ["cache-control", "max-age=60"],
+    ["last-modified", "Sun, 06 Nov 1994 08:49:37 GMT"],
+    ["vary", "Accept-Encoding"],
+    ["etag", gzipTag],
+  ];
+  expect([
+    first!.header("content-encoding"),
+    first!.header("content-language"),
+    ...revalidated.slice(1).map((response) => [response.status, withoutDate(response.headers)]),
+  ]).toEqual(["gzip", "en", [304, expected], [304, expected]]);
   await app.stop();
 });
