@@ -237,3 +237,4 @@ export {
   Rooms,
 } from "./websocket/rooms.ts";
 export type { WebSocketRoute } from "./websocket/websocket-route.ts";
+export { writerSink } from "./writer-sink.ts";

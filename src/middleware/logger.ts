@@ -1,4 +1,4 @@
-import { type AnyContext, middleware, type RequestOutcome } from "corral";
+import { type AnyContext, middleware, type RequestOutcome, writerSink } from "corral";
 import { LogQueue, type LogQueueStats, type LogSink } from "./log-queue.ts";
 
 /** One request as `logger()` writes it, one JSON object per line. */
@@ -29,11 +29,26 @@ export interface RequestLogLine {
 
 /** Options of `logger()`. */
 export interface LoggerOptions {
-  /** Where lines go; stdout by default (`Bun.write`, which does not hold the event loop). */
+  /**
+   * Where lines go; stdout by default, through a non-blocking writer (`Bun.stdout.writer()`):
+   * a log reader that falls behind, or a pipe nobody reads, makes lines wait and drop, never the
+   * server wait.
+   */
   readonly sink?: LogSink;
   /** Lines that may wait for a slow sink; more are dropped and counted. 4096 by default. */
   readonly maxQueuedLines?: number;
+  /**
+   * Bytes of lines (UTF-8) that may wait for a slow sink; a line that would pass it is dropped and
+   * counted, as is a line longer than it. 1048576 (1 MiB) by default. A line holds the path
+   * whole, up to `maxRequestLineBytes` (8 KiB), so `maxQueuedLines` alone let a slow sink hold
+   * 34 MB of lines.
+   */
+  readonly maxQueuedBytes?: number;
 }
+
+/** Defaults of `LoggerOptions`' bounds. */
+const defaultMaxQueuedLines = 4096;
+const defaultMaxQueuedBytes = 1024 * 1024;
 
 interface Started {
   readonly startMs: number;
@@ -45,12 +60,19 @@ interface Started {
   bytesOut: number | null;
 }
 
-const stdoutSink: LogSink = (text) => Bun.write(Bun.stdout, text).then(() => {});
+/** One stdout writer for every logger of the process, made for the first line. */
+let stdoutWriter: LogSink | undefined;
+
+const stdoutSink: LogSink = (text) => {
+  stdoutWriter ??= writerSink(Bun.stdout.writer());
+  return stdoutWriter(text);
+};
 
 /**
  * One JSON line per request (see `RequestLogLine`), aborted and timed-out requests included,
  * written from the `cleanup` hook once the request is over. The request never waits for the
- * sink: lines queue (bounded) and go out after the current turn; `stats()` counts those dropped.
+ * sink: lines queue (bounded in lines and bytes) and go out after the current turn; `stats()`
+ * counts those dropped.
  * `use()` it first, so that its line covers every other middleware's answer.
  *
  * @example
@@ -59,7 +81,10 @@ const stdoutSink: LogSink = (text) => Bun.write(Bun.stdout, text).then(() => {})
  * log.stats().dropped; // 0
  */
 export function logger(options: LoggerOptions = {}) {
-  const queue = new LogQueue(options.sink ?? stdoutSink, options.maxQueuedLines ?? 4096);
+  const queue = new LogQueue(options.sink ?? stdoutSink, {
+    maxQueuedLines: options.maxQueuedLines ?? defaultMaxQueuedLines,
+    maxQueuedBytes: options.maxQueuedBytes ?? defaultMaxQueuedBytes,
+  });
   const started = new WeakMap<object, Started>();
   const hooks = middleware({
     before(ctx) {
