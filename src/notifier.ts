@@ -17,16 +17,26 @@ export interface NotifierListener {
  * Its capacity is fixed at construction; `add` refuses (returns false) when it is full, so a flood
  * of subscribers is turned away instead of growing the set.
  *
+ * Waking is fair: one sweep goes round the listeners, `listenersWokenPerTurn` a turn, and a
+ * `notify()` during a sweep does not send it back to the start. The sweep goes on from where it
+ * stopped, wrapping round, until every listener has been woken once since the last `notify()`,
+ * so however often producers notify, each listener is woken within
+ * `ceil(size / listenersWokenPerTurn) + 1` turns of every notification.
+ *
  * @example
  * const progress = new Notifier({ capacity: 10_000 });
  * progress.notify(); // every waiting continuation takes its next step
  */
 export class Notifier {
   readonly capacity: number;
-  readonly #listeners = new Set<NotifierListener>();
+  /** Each listener with the number of the `notify()` it was last woken for (or added after). */
+  readonly #listeners = new Map<NotifierListener, number>();
   #notifications = 0;
-  /** The listeners still to wake for the last `notify()`, across turns. */
-  #waking: Iterator<NotifierListener> | null = null;
+  /** Listeners not woken since the last `notify()`. */
+  #owed = 0;
+  /** The sweep's place among the listeners; a finished iterator starts again from the first. */
+  #sweep: MapIterator<[NotifierListener, number]> | null = null;
+  #sweeping = false;
   #wakeScheduled = false;
   readonly #wakeMore = () => {
     this.#wakeScheduled = false;
@@ -50,41 +60,71 @@ export class Notifier {
     return this.#notifications;
   }
 
-  /** Registers `listener`; false when the notifier is full. */
+  /**
+   * Registers `listener`; false when the notifier is full. It is woken by the next `notify()`,
+   * not by one already under way (it was not waiting yet when that one came).
+   */
   add(listener: NotifierListener): boolean {
     if (this.#listeners.has(listener)) return true;
     if (this.#listeners.size >= this.capacity) return false;
-    this.#listeners.add(listener);
+    this.#listeners.set(listener, this.#notifications);
     return true;
   }
 
   /** Unregisters `listener`. */
   remove(listener: NotifierListener): void {
+    const wokenFor = this.#listeners.get(listener);
+    if (wokenFor === undefined) return;
     this.#listeners.delete(listener);
+    if (wokenFor < this.#notifications) this.#owed--;
   }
 
   /**
-   * Wakes every registered listener: `listenersWokenPerTurn` now, the rest at the next turns. A
-   * `notify()` while some are still to wake starts over, so each listener is woken after it.
+   * Wakes every registered listener: `listenersWokenPerTurn` now, the rest at the next turns.
+   * During a sweep it wakes none at once: the sweep goes on and wakes each listener once more.
    */
   notify(): void {
     this.#notifications++;
-    this.#waking = this.#listeners.values();
+    this.#owed = this.#listeners.size;
+    if (this.#sweeping || this.#wakeScheduled) return;
     this.#wakeSome();
   }
 
   #wakeSome(): void {
-    const waking = this.#waking;
-    if (waking === null) return;
-    for (let woken = 0; woken < listenersWokenPerTurn; woken++) {
-      const next = waking.next();
-      if (next.done === true) {
-        this.#waking = null;
-        return;
+    let woken = 0;
+    let skipped = 0;
+    this.#sweeping = true;
+    try {
+      while (this.#owed > 0 && woken < listenersWokenPerTurn) {
+        let next = this.#sweep?.next();
+        if (next === undefined || next.done === true) {
+          this.#sweep = this.#listeners.entries();
+          next = this.#sweep.next();
+          if (next.done === true) {
+            this.#owed = 0;
+            break;
+          }
+        }
+        const [listener, wokenFor] = next.value;
+        // Woken already for the latest notify(): a listener added since, or one the sweep passed.
+        if (wokenFor === this.#notifications) {
+          // A whole round found none owed: the count is off, and nobody is left to wake.
+          if (++skipped > this.#listeners.size) {
+            this.#owed = 0;
+            break;
+          }
+          continue;
+        }
+        skipped = 0;
+        this.#listeners.set(listener, this.#notifications);
+        this.#owed--;
+        woken++;
+        listener.wake();
       }
-      next.value.wake();
+    } finally {
+      this.#sweeping = false;
     }
-    if (this.#wakeScheduled) return;
+    if (this.#owed <= 0 || this.#wakeScheduled) return;
     this.#wakeScheduled = true;
     setImmediate(this.#wakeMore);
   }

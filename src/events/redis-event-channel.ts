@@ -3,7 +3,7 @@ import type { RedisConnection } from "../redis/redis-connection.ts";
 import type { RedisSubscriber } from "../redis/redis-subscriber.ts";
 import type { EventRingRead, StoredEvent } from "../sse/event-ring.ts";
 import type { EventSourceChannel } from "./event-source.ts";
-import { boundsScript, publishScript } from "./redis-event-scripts.ts";
+import { boundsScript, publishScript, readScript } from "./redis-event-scripts.ts";
 
 /**
  * Options of `RedisEventChannel.open()`.
@@ -25,6 +25,8 @@ export interface RedisEventChannelOptions {
 }
 
 type StreamEntry = [string, string[]];
+/** The reply of `readScript`: the entries after the cursor, or (behind = 1) the oldest held. */
+type ReadReply = [behind: 0 | 1, entries: StreamEntry[]];
 
 /**
  * An event channel carried by Redis, shared by every process and machine that opens the same
@@ -32,6 +34,13 @@ type StreamEntry = [string, string[]];
  * counter for all instances), and a pub/sub message per event wakes the waiting streams of every
  * instance. A client may reconnect with `Last-Event-ID` to any instance and get what it missed;
  * when some of it was trimmed, the `gap` event says so, as with `EventChannel`.
+ *
+ * Ids keep rising when Redis restarts empty (no persistence): each instance takes the next id
+ * above the highest it has seen (its own publishes and reads, the id at `open()`, and the id in
+ * every instance's notification). A stream whose cursor is above every id Redis holds (an
+ * instance that had heard of none of the newest ids published first after such a restart, or a
+ * `Last-Event-ID` never issued) gets a `gap` event and resumes at the oldest event held, once
+ * Redis holds one.
  *
  * While Redis is unreachable, `publish` rejects with `RedisUnavailableError` (503) and open
  * streams wait; once the subscriber reconnects it wakes them and they continue from their cursor.
@@ -46,7 +55,7 @@ export class RedisEventChannel<Payload> implements EventSourceChannel<Payload> {
   readonly replayCapacity: number;
   readonly #redis: RedisConnection;
   readonly #keys: readonly [stream: string, counter: string, notification: string];
-  /** The highest id this instance has published or read: the floor of the next id. */
+  /** The highest id this instance has published, read or been notified of: the next id's floor. */
   #highestSeenId = 0;
 
   private constructor(options: RedisEventChannelOptions) {
@@ -72,10 +81,14 @@ export class RedisEventChannel<Payload> implements EventSourceChannel<Payload> {
     options: RedisEventChannelOptions,
   ): Promise<RedisEventChannel<Payload>> {
     const channel = new RedisEventChannel<Payload>(options);
-    const wake = () => channel.notifier.notify();
-    await options.subscriber.subscribe(channel.#keys[2], wake);
+    // The floor starts at the latest id; the notifications raise it from then on.
+    channel.#see(Number((await options.redis.command("GET", [channel.#keys[1]])) ?? 0));
+    await options.subscriber.subscribe(channel.#keys[2], (message) => {
+      if (message !== undefined) channel.#see(Number(message));
+      channel.notifier.notify();
+    });
     // Streams whose read failed while the command connection was away read again once it is back.
-    options.redis.onReconnect(wake);
+    options.redis.onReconnect(() => channel.notifier.notify());
     return channel;
   }
 
@@ -110,26 +123,29 @@ export class RedisEventChannel<Payload> implements EventSourceChannel<Payload> {
     if (!Number.isSafeInteger(lastSeenId) || lastSeenId < 0) {
       throw new TypeError(`corral: lastSeenId must be an integer >= 0, got ${lastSeenId}`);
     }
-    const entries = (await this.#redis.command("XRANGE", [
+    const [behind, entries] = (await this.#redis.command("EVAL", [
+      readScript,
+      "2",
       this.#keys[0],
-      `(0-${lastSeenId}`,
-      "+",
-      "COUNT",
+      this.#keys[1],
+      String(lastSeenId),
       String(maxEvents),
-    ])) as StreamEntry[];
+    ])) as ReadReply;
     const events: StoredEvent<Payload>[] = entries.map(([id, fields]) => ({
       id: Number(id.slice(2)),
       payload: JSON.parse(fields[1]!) as Payload,
     }));
-    const first = events[0];
-    // Ids are consecutive, so a first id past lastSeenId + 1 means the ones between were trimmed.
-    const gap = first !== undefined && first.id > lastSeenId + 1;
     const last = events.at(-1);
     if (last !== undefined) this.#see(last.id);
+    // Nothing relates the cursor to the ids Redis holds now: resume at the oldest held, as
+    // `EventRing` does with an id it never issued, and say so with a gap.
+    if (behind === 1 && last !== undefined) return { events, gap: true, nextId: last.id + 1 };
+    // Ids are consecutive, so a first id past lastSeenId + 1 means the ones between were trimmed.
+    const gap = events[0] !== undefined && events[0].id > lastSeenId + 1;
     return { events, gap, nextId: (last?.id ?? lastSeenId) + 1 };
   }
 
   #see(id: number): void {
-    if (id > this.#highestSeenId) this.#highestSeenId = id;
+    if (Number.isSafeInteger(id) && id > this.#highestSeenId) this.#highestSeenId = id;
   }
 }

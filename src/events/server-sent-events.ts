@@ -10,6 +10,7 @@ import {
   serverSentEventsContentType,
 } from "../sse/sse-encoder.ts";
 import type { EventSourceChannel } from "./event-source.ts";
+import { ReadRetry } from "./read-retry.ts";
 
 /** Options of `serverSentEvents()`. */
 export interface ServerSentEventsOptions<Shared, Params, Locals, Payload> {
@@ -53,6 +54,9 @@ export function serverSentEvents<Shared, Params, Locals, Payload>(
   options: ServerSentEventsOptions<Shared, Params, Locals, Payload> = {},
 ): ContinuationSpec<Shared, Params, Locals, ServerSentEventsState> {
   const encode = options.encode ?? ((payload: Payload) => JSON.stringify(payload));
+  const retry = ReadRetry.of(channel.notifier);
+  /** Each stream's `retry.news` when it last read, and whether that read failed. */
+  const lastReads = new WeakMap<ServerSentEventsState, { news: number; failed: boolean }>();
   const maxEvents = options.maxEventsPerStep ?? 64;
   for (const [name, value] of [
     ["heartbeatMs", options.heartbeatMs ?? 1],
@@ -78,9 +82,18 @@ export function serverSentEvents<Shared, Params, Locals, Payload>(
     },
     async step(ctx, state, writer, reason) {
       if (state.finished) return "finish";
-      const read = await readOrWait(channel, state.cursor, maxEvents);
-      // The shared store is away: keep the stream open and its cursor; the reconnect wakes it.
+      const lastRead = lastReads.get(state);
+      // Woken only by a retry, and its last read did not fail: there is nothing new to read.
+      if (reason === "notified" && lastRead?.failed === false && lastRead.news === retry.news) {
+        return "wait";
+      }
+      const thisRead = { news: retry.news, failed: true };
+      lastReads.set(state, thisRead);
+      const read = await readOrWait(channel, state.cursor, maxEvents, retry);
+      // The shared store is away: keep the stream open and its cursor; the retry timer wakes it
+      // (slow or busy), or the reconnect (lost).
       if (read === undefined) return "wait";
+      thisRead.failed = false;
       let written = 0;
       if (read.gap) {
         await writer.writeAll(encodeGapEvent(state.cursor, read.events[0]?.id ?? read.nextId));
@@ -114,16 +127,23 @@ export function serverSentEvents<Shared, Params, Locals, Payload>(
   };
 }
 
-/** The channel's next events, or `undefined` while a shared (Redis) channel cannot be read. */
+/**
+ * The channel's next events, or `undefined` while a shared (Redis) channel cannot be read: a
+ * read that was too slow or refused as busy is retried on `retry`'s timer.
+ */
 async function readOrWait<Payload>(
   channel: EventSourceChannel<Payload>,
   cursor: number,
   maxEvents: number,
+  retry: ReadRetry,
 ): Promise<EventRingRead<Payload> | undefined> {
   try {
-    return await channel.readAfter(cursor, maxEvents);
+    const read = await channel.readAfter(cursor, maxEvents);
+    retry.succeeded();
+    return read;
   } catch (error) {
-    if (error instanceof RedisUnavailableError) return undefined;
-    throw error;
+    if (!(error instanceof RedisUnavailableError)) throw error;
+    if (error.reason === "timeout" || error.reason === "busy") retry.failed();
+    return undefined;
   }
 }

@@ -1,76 +1,14 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { App } from "../../src/app.ts";
-import { RedisEventChannel } from "../../src/events/redis-event-channel.ts";
-import { serverSentEvents } from "../../src/events/server-sent-events.ts";
-import { RedisConnection } from "../../src/redis/redis-connection.ts";
-import { RedisSubscriber } from "../../src/redis/redis-subscriber.ts";
 import { RedisUnavailableError } from "../../src/redis/redis-unavailable-error.ts";
 import { RedisSessionStore } from "../../src/sessions/redis-session-store.ts";
-import { type ParsedEvent, readEventStream } from "../sse/event-stream-parser.ts";
-import { listenQuietly } from "../support/listen-quietly.ts";
 import { type RedisServer, startRedisServer } from "../support/redis-server.ts";
+import { brief, instance, openStream } from "./redis-event-instance.ts";
 
 let shared: RedisServer;
 beforeAll(async () => {
   shared = await startRedisServer();
 });
 afterAll(() => shared[Symbol.asyncDispose]());
-
-/** One instance: its own Redis connections, the channel `name`, and `GET /events` on a port. */
-async function instance(url: string, name: string, replayCapacity = 16) {
-  const redis = await RedisConnection.open({ url });
-  const subscriber = await RedisSubscriber.open({ url });
-  const channel = await RedisEventChannel.open<{ n: number }>({
-    redis,
-    subscriber,
-    name,
-    replayCapacity,
-    maxSubscribers: 8,
-  });
-  const app = new App({ shared: {} });
-  app.continuation("GET", "/events", serverSentEvents(channel, { heartbeatMs: 60_000 }));
-  const server = listenQuietly(app);
-  return {
-    redis,
-    subscriber,
-    channel,
-    url: `http://127.0.0.1:${server.port}/events`,
-    async [Symbol.asyncDispose]() {
-      await app.stop({ graceMs: 100 });
-      subscriber.close();
-      redis.close();
-    },
-  };
-}
-
-/** An open SSE response read until a condition holds on the events so far. */
-async function openStream(url: string, lastEventId?: number) {
-  const abort = new AbortController();
-  const headers: Record<string, string> =
-    lastEventId === undefined ? {} : { "Last-Event-ID": String(lastEventId) };
-  const response = await fetch(url, { headers, signal: abort.signal });
-  const reader = response.body!.getReader();
-  let text = "";
-  return {
-    status: response.status,
-    async until(done: (events: ParsedEvent[]) => boolean): Promise<ParsedEvent[]> {
-      let events = readEventStream(text).events;
-      while (!done(events)) {
-        const read = await reader.read();
-        if (read.done) throw new Error(`stream ended after ${JSON.stringify(events)}`);
-        text += new TextDecoder().decode(read.value);
-        events = readEventStream(text).events;
-      }
-      return events;
-    },
-    close() {
-      abort.abort();
-    },
-  };
-}
-
-const brief = (events: ParsedEvent[]) =>
-  events.map((event) => `${event.lastEventId}:${event.type}:${event.data}`);
 
 test("a client on A receives what B publishes, and replays what it missed from B", async () => {
   await using a = await instance(shared.url, "replay");
@@ -91,8 +29,8 @@ test("a client on A receives what B publishes, and replays what it missed from B
 });
 
 test("events trimmed past the replay capacity are reported by a gap event on any instance", async () => {
-  await using a = await instance(shared.url, "trimmed", 3);
-  await using b = await instance(shared.url, "trimmed", 3);
+  await using a = await instance(shared.url, "trimmed", { replayCapacity: 3 });
+  await using b = await instance(shared.url, "trimmed", { replayCapacity: 3 });
   for (const n of [1, 2, 3, 4, 5]) await b.channel.publish({ n });
   const exactly = await openStream(a.url, 2); // 3, 4, 5 are all still held: no gap
   const held = await exactly.until((events) => events.length === 3);
