@@ -240,7 +240,10 @@ export class ResponseDraft {
     if (options?.contentLength !== undefined) engineStream.declareLength(options.contentLength);
     this.#exchange.setHeader("Content-Type", contentType);
     this.#contentType = undefined;
-    this.#stream = new Stream(engineStream, this.#encoderFor?.(status, contentType));
+    // A declared length is of the bytes as written: a content coding would change it.
+    const encoder =
+      options?.contentLength === undefined ? this.#encoderFor?.(status, contentType) : undefined;
+    this.#stream = new Stream(engineStream, encoder);
     this.streamedRequest = `${this.#exchange.method} ${this.#exchange.path}`;
     return this.#stream;
   }
@@ -248,7 +251,9 @@ export class ResponseDraft {
   /**
    * Lets a middleware encode this request's stream, if the handler starts one: `encoderFor`
    * runs in `stream()` (headers still open, so it may add `Content-Encoding`) and returns the
-   * encoder, or `undefined` to send the stream as it is. Every `flush()` then sends the encoded
+   * encoder, or `undefined` to send the stream as it is. A stream with a declared
+   * `contentLength` is never encoded (the coding would change its length): `encoderFor` is not
+   * called for it. Every `flush()` then sends the encoded
    * bytes of all written so far; the encoding ends with `finish()` or `endStreamEncoding()`.
    *
    * @example

@@ -40,6 +40,13 @@ function compressApp() {
   app.get("/stream", async (ctx) => {
     await ctx.response.stream(200, "application/json").writer().writeAll(json);
   });
+  app.get("/stream-with-length", async (ctx) => {
+    const length = Buffer.byteLength(json);
+    await ctx.response
+      .stream(200, "application/json", { contentLength: length })
+      .writer()
+      .writeAll(json);
+  });
   return app;
 }
 
@@ -236,4 +243,23 @@ test("server-sent events of a continuation arrive encoded, each event at its flu
     'id: 2\ndata: {"n":2}\n\n',
   ]);
   await app.stop();
+});
+
+test("a stream with a declared length goes as written, never encoded: its length is of those bytes", async () => {
+  // Encoded, the body came out shorter than its Content-Length: the client got an empty reply.
+  const app = compressApp();
+  const server = listenQuietly(app);
+  try {
+    using client = await RawClient.connect(server.port);
+    client.send("GET /stream-with-length HTTP/1.1\r\nHost: h\r\nAccept-Encoding: gzip\r\n\r\n");
+    const answer = await client.response();
+    expect([
+      answer.status,
+      answer.header("content-encoding"),
+      answer.header("content-length"),
+      answer.text,
+    ]).toEqual([200, undefined, String(Buffer.byteLength(json)), json]);
+  } finally {
+    await app.stop();
+  }
 });
