@@ -90,7 +90,7 @@ export class Context<Shared, Params, Locals> {
    * Waits `duration` on the App's `Io` clock while the engine keeps serving others. The engine
    * worker is given back while the handler sleeps whenever the handler cannot tell (nothing
    * drafted but headers, no stream flush under way, no request body stored in the worker), and
-   * taken back, ahead of new requests, before the handler goes on: a route of sleeping handlers
+   * taken back, ahead of new requests of its route, before the handler goes on: a route of sleeping handlers
    * does not keep other requests waiting. Rejects with the abort reason (a `ClientGoneError`) as
    * soon as the request's signal fires.
    */

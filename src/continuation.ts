@@ -170,6 +170,13 @@ export async function runContinuation<Shared, Params, Locals, State>(
       await writer.flush();
       if (next === "flush") {
         reason = "flushed";
+        // A stream catching up (thousands of events to replay) would keep its worker to the end
+        // while other routes wait for one: it takes its turn again instead.
+        if (pooled && exchange.workerWanted && exchange.canReleaseWorker) {
+          releaseBody();
+          exchange.releaseWorker();
+          await exchange.acquireWorker();
+        }
         continue;
       }
       if (pooled) {

@@ -296,4 +296,12 @@ export class Exchange extends ExchangeRequest {
   get hasWorker(): boolean {
     return this.live && this.host.draft.worker !== null;
   }
+
+  /**
+   * Whether other requests (or handlers taking theirs back) wait for a worker now: a long-lived
+   * handler holding one (a stream catching up) gives it back at its next pause when they do.
+   */
+  get workerWanted(): boolean {
+    return this.host.lease.othersWaiting;
+  }
 }

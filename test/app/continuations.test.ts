@@ -367,3 +367,49 @@ test("a publish to 1,000 waiting streams wakes 64 a turn: a request that comes m
   for (const client of clients) client.destroy();
   await app.stop({ graceMs: 100 });
 });
+
+test("streams catching up (thousands of flush steps) take turns with other routes: a side request is served before they end", async () => {
+  // A "flush" step kept its worker to the stream's end: streams replaying a long backlog held
+  // every worker and a request of another route waited for a whole replay (the reviewer's 32
+  // streams on 8 workers: 3 s). Three streams on two workers: one always waits to take a worker
+  // back, and handlers taking theirs back went ahead of every new request, whatever its route.
+  const stepsPerStream = 2000;
+  const steps = { done: 0, atPing: -1 };
+  const app = new App({ shared: {}, limits: { workers: 2 } });
+  app.continuation("GET", "/replay", {
+    contentType: "text/plain; charset=utf-8",
+    state: () => ({ sent: 0 }),
+    async step(_ctx, state, writer) {
+      steps.done++;
+      await writer.writeAll(`event ${state.sent}\n`);
+      return ++state.sent < stepsPerStream ? "flush" : "finish";
+    },
+  });
+  app.route("GET", "/ping", (ctx) => {
+    steps.atPing = steps.done;
+    ctx.response.text(200, "pong");
+  });
+  const server = listenQuietly(app);
+  const streams: RawClient[] = [];
+  for (let index = 0; index < 3; index++) streams.push(await RawClient.connect(server.port));
+  using side = await RawClient.connect(server.port);
+  try {
+    for (const stream of streams) stream.send("GET /replay HTTP/1.1\r\nHost: h\r\n\r\n");
+    await waitUntil(() => steps.done >= 30, "the streams to be replaying");
+    side.send("GET /ping HTTP/1.1\r\nHost: h\r\n\r\n");
+    const ping = await side.response();
+    const answers = await Promise.all(streams.map((stream) => stream.response()));
+    expect({
+      ping: `${ping.status} ${ping.text}`,
+      pingedDuringTheReplays: steps.atPing < stepsPerStream,
+      replays: answers.map((answer) => answer.text.split("\n").length - 1),
+    }).toEqual({
+      ping: "200 pong",
+      pingedDuringTheReplays: true,
+      replays: [stepsPerStream, stepsPerStream, stepsPerStream],
+    });
+  } finally {
+    for (const stream of streams) stream.destroy();
+    await app.stop();
+  }
+});

@@ -101,6 +101,11 @@ export class WorkerLease implements SchedulerLease {
     return this.#state;
   }
 
+  /** Whether other requests or handlers wait for a worker now. */
+  get othersWaiting(): boolean {
+    return this.#scheduler.waiting > 0;
+  }
+
   /** The scheduler's grant: `queued` or `reacquiring` -> `held`. */
   grant(worker: WorkerSlot): void {
     if (this.#state !== "queued" && this.#state !== "reacquiring") this.#illegal("take a grant");

@@ -121,7 +121,7 @@ export class WorkerScheduler {
     this.#held[key]!--;
     this.#requests.heldChanged(key);
     this.#reacquires.heldChanged(key);
-    let slot = this.#reacquires.shift();
+    let slot = this.#reacquireFirst() ? this.#reacquires.shift() : -1;
     if (slot >= 0) {
       this.#assign(worker, this.#reacquires.keyOf(slot));
     } else if (this.#requests.length > 0) {
@@ -136,6 +136,22 @@ export class WorkerScheduler {
       return;
     }
     this.#leases[slot]!.grant(worker);
+  }
+
+  /**
+   * Whether the next worker goes to a handler taking its worker back rather than to a new
+   * request: it does (the request under way finishes first) unless the fairest new request's key
+   * holds fewer workers than the reacquirer's. Strict priority let handlers of one route that
+   * give their worker back and take it again (streams catching up, sleeps ending together) pass
+   * it among themselves while a request of another route waited for all of them.
+   */
+  #reacquireFirst(): boolean {
+    const reacquirer = this.#reacquires.first;
+    if (reacquirer < 0) return false;
+    const request = this.#requests.first;
+    if (request < 0) return true;
+    const held = this.#held;
+    return held[this.#reacquires.keyOf(reacquirer)]! <= held[this.#requests.keyOf(request)]!;
   }
 
   /**
