@@ -92,7 +92,8 @@ export class Context<Shared, Params, Locals> {
    * drafted but headers, no stream flush under way, no request body stored in the worker), and
    * taken back, ahead of new requests of its route, before the handler goes on: a route of sleeping handlers
    * does not keep other requests waiting. Rejects with the abort reason (a `ClientGoneError`) as
-   * soon as the request's signal fires.
+   * soon as the request's signal fires. Raced against another promise (`Promise.race`), the sleep
+   * may lose while the worker is away: wrap the race in `awaitOffWorker` to get it back first.
    */
   sleep(duration: Duration | number): Promise<void> {
     const milliseconds = toMilliseconds(duration);

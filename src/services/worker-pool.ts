@@ -104,7 +104,9 @@ export class WorkerPool<Request, Response> implements AsyncDisposable {
    * a request (with its `context`, or from its handler without one), the request's signal aborts
    * the job too (a client that leaves withdraws it) unless `signal: null` detaches it, and while
    * the handler awaits an accepted job the engine worker is given back (see `RunOptions`); if the
-   * client leaves meanwhile it rejects with `ClientGoneError`.
+   * client leaves meanwhile it rejects with `ClientGoneError`. Raced against another promise
+   * (`Promise.race`, `Promise.any`), the job may lose while its worker is away: wrap the race in
+   * `ctx.awaitOffWorker(...)` so the handler goes on with a worker.
    *
    * @example
    * const thumbnail = await pool.run({ path, width: 320 }, { context: ctx, timeoutMs: 2_000 });

@@ -15,7 +15,7 @@ function appWithLog(pool: WorkerPool<FixtureRequest, FixtureResponse>) {
   const failures: string[] = [];
   const app = new App({
     shared: { pool },
-    log: { error: (line: unknown) => failures.push(String(line)) },
+    log: { error: (...parts: unknown[]) => failures.push(parts.map(String).join(" ")) },
   });
   return { app, failures };
 }
@@ -150,6 +150,40 @@ test("signal: null detaches a job from its request: it ends even when the client
       "200 TypeError: corral: pool.run with a context cannot detach its job (signal: null)",
     );
   } finally {
+    await app.stop();
+  }
+});
+
+test("a job that loses a Promise.race left the handler without its worker: a clear 500; the race wrapped in ctx.awaitOffWorker answers", async () => {
+  // The job's wait gives the worker back; the race settles on the other promise while the job
+  // still runs, so the handler goes on with no worker to draft into. The message used to send an
+  // App's user to the engine's acquireWorker() alone.
+  await using pool = new WorkerPool<FixtureRequest, FixtureResponse>({ script, threads: 2 });
+  using gate = new JobGate();
+  const { app, failures } = appWithLog(pool);
+  const gated = (): FixtureRequest => ({ kind: "gate", gate: gate.buffer });
+  app.route("GET", "/raced", async (ctx) => {
+    const winner = await Promise.race([ctx.shared.pool.run(gated()), Bun.sleep(20)]);
+    ctx.response.text(200, winner === undefined ? "timed out" : "job won");
+  });
+  app.route("GET", "/wrapped", async (ctx) => {
+    const race = Promise.race([ctx.shared.pool.run(gated()), Bun.sleep(20)]);
+    const winner = await ctx.awaitOffWorker(race);
+    ctx.response.text(200, winner === undefined ? "timed out" : "job won");
+  });
+  const server = listenQuietly(app);
+  try {
+    expect(await get(server.port, "/raced")).toStartWith("500 ");
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toContain(
+      "the handler went on before that wait ended (a Promise.race or Promise.any over it?)",
+    );
+    expect(failures[0]).toContain("await ctx.awaitOffWorker(the race)");
+    expect(await get(server.port, "/wrapped")).toBe("200 timed out");
+    expect(failures).toHaveLength(1);
+    expect(server.stats().workersBusy).toBe(0);
+  } finally {
+    gate.open();
     await app.stop();
   }
 });

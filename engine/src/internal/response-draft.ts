@@ -322,7 +322,13 @@ export class ResponseDraft {
 
   #requireWorker(): WorkerSlot {
     if (this.worker === null) {
-      throw new TypeError("corral: the response has no worker; call acquireWorker() first");
+      // A live request lacks a worker only after releaseWorker(): the handler went on while
+      // its wait off the worker was pending, as when that wait loses a Promise.race.
+      throw new TypeError(
+        "corral: the response has no worker: it was given back while the handler waited, and the " +
+          "handler went on before that wait ended (a Promise.race or Promise.any over it?); take " +
+          "it back first: acquireWorker(), or in an App, await ctx.awaitOffWorker(the race)",
+      );
     }
     return this.worker;
   }
