@@ -11,6 +11,8 @@ export interface GroupStats {
   readonly restarts: number;
   /** Of `restarts`, those of a process killed because it left its liveness pings unanswered. */
   readonly hungRestarts: number;
+  /** Processes killed because they did not listen within `startDeadlineMs` (each restarted). */
+  readonly startTimeouts: number;
   /**
    * Every counter summed over the processes. Peaks are summed too, so a group peak is an upper
    * bound: the processes may have peaked at different times.

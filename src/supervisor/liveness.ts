@@ -11,24 +11,36 @@ export const defaultLivenessIntervalMs = 1000;
  */
 export const defaultLivenessDeadlineMs = 5000;
 
-/** How the supervisor tells a hung process from a busy one. */
+/**
+ * A process that has not said it listens this long (ms) after it was started, by default, is
+ * stuck starting (a top-level await that never settles, a connection without a timeout): it is
+ * killed and, once the group runs, restarted. Generous, for Apps that load or migrate data first.
+ */
+export const defaultStartDeadlineMs = 30_000;
+
+/** How the supervisor tells a hung process from a busy one, and a stuck start from a slow one. */
 export interface LivenessSettings {
   /** Milliseconds between two pings to each process. */
   readonly intervalMs: number;
   /** Milliseconds a ping may go unanswered before the process is killed as hung. */
   readonly deadlineMs: number;
+  /** Milliseconds a process may take from its start to listening before it is killed. */
+  readonly startDeadlineMs: number;
 }
 
 /**
- * Validates `livenessIntervalMs` (10 ms to 1 min) and `livenessDeadlineMs` (at least two
- * intervals, at most 1 h) of `serve()`, with the defaults for those not given.
+ * Validates `livenessIntervalMs` (10 ms to 1 min), `livenessDeadlineMs` (at least two
+ * intervals, at most 1 h) and `startDeadlineMs` (100 ms to 1 h) of `serve()`, with the defaults
+ * for those not given.
  */
 export function livenessSettings(options: {
   readonly livenessIntervalMs?: number;
   readonly livenessDeadlineMs?: number;
+  readonly startDeadlineMs?: number;
 }): LivenessSettings {
   const intervalMs = options.livenessIntervalMs ?? defaultLivenessIntervalMs;
   const deadlineMs = options.livenessDeadlineMs ?? defaultLivenessDeadlineMs;
+  const startDeadlineMs = options.startDeadlineMs ?? defaultStartDeadlineMs;
   if (!Number.isInteger(intervalMs) || intervalMs < 10 || intervalMs > 60_000) {
     throw new RangeError(
       `corral: livenessIntervalMs must be an integer from 10 to 60000, got ${intervalMs}`,
@@ -40,7 +52,12 @@ export function livenessSettings(options: {
         `(${2 * intervalMs}) to 3600000, got ${deadlineMs}`,
     );
   }
-  return { intervalMs, deadlineMs };
+  if (!Number.isInteger(startDeadlineMs) || startDeadlineMs < 100 || startDeadlineMs > 3_600_000) {
+    throw new RangeError(
+      `corral: startDeadlineMs must be an integer from 100 to 3600000, got ${startDeadlineMs}`,
+    );
+  }
+  return { intervalMs, deadlineMs, startDeadlineMs };
 }
 
 /**

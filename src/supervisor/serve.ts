@@ -34,6 +34,12 @@ export interface ServeOptions {
    * default; at least twice `livenessIntervalMs`, at most 3600000.
    */
   readonly livenessDeadlineMs?: number;
+  /**
+   * A process that has not begun listening this long after its start (its entry module never
+   * finished loading) is killed with SIGKILL: at the group's start `serve()` then rejects, later
+   * the process is restarted like one that died. 30000 ms by default; 100 to 3600000.
+   */
+  readonly startDeadlineMs?: number;
 }
 
 /** A running group of processes serving one App on one port. */
@@ -49,6 +55,8 @@ export interface Supervisor {
   readonly restarts: number;
   /** Of `restarts`, those of a process killed because it left its liveness pings unanswered. */
   readonly hungRestarts: number;
+  /** Processes killed because they did not listen within `startDeadlineMs` (each restarted). */
+  readonly startTimeouts: number;
   /** Process ids of the processes running now. */
   pids(): number[];
   /**
@@ -64,8 +72,8 @@ export interface Supervisor {
 /**
  * Serves the App of `entryModule` on every core: starts `processes` Bun processes, each listening
  * on `port` with reusePort, restarts one that dies (after 100 ms, doubling to at most 5 s while it
- * keeps dying) or that hangs (its liveness pings unanswered for 5 s: killed, then restarted), and
- * prints one budget line with the total. The entry module's default export is an `App` or a
+ * keeps dying) or that hangs (its liveness pings unanswered for 5 s, or not listening 30 s after
+ * its start: killed, then restarted), and prints one budget line with the total. The entry module's default export is an `App` or a
  * function returning one (called once in each process); it must not listen itself. Refuses to run
  * under `bun --hot`, as `App.listen` does: each reload would start another group.
  *
@@ -100,6 +108,7 @@ export async function serve(entryModule: string | URL, options: ServeOptions): P
   const restartTimers = new Set<ReturnType<typeof setTimeout>>();
   let restarts = 0;
   let hungRestarts = 0;
+  let startTimeouts = 0;
   let stopping: Promise<void> | null = null;
   let port = options.port;
   let started = false;
@@ -112,6 +121,14 @@ export async function serve(entryModule: string | URL, options: ServeOptions): P
         port,
         liveness,
         onListening: (_child, message) => resolveListening(message),
+        onStartTimeout(child) {
+          if (started) startTimeouts++;
+          log?.(
+            `corral: process ${index + 1} (pid ${child.pid}) did not listen within ` +
+              `${liveness.startDeadlineMs} ms of its start (startDeadlineMs): killing it (SIGKILL)` +
+              (started ? " to restart it" : ""),
+          );
+        },
         onHung(child) {
           log?.(
             `corral: process ${index + 1} (pid ${child.pid}) left its liveness pings unanswered ` +
@@ -122,7 +139,12 @@ export async function serve(entryModule: string | URL, options: ServeOptions): P
         onExit(child, exitCode) {
           running.delete(child);
           rejectListening(
-            new Error(`corral: process ${index + 1} exited with code ${exitCode} before listening`),
+            new Error(
+              child.startTimedOut
+                ? `corral: process ${index + 1} did not listen within ${liveness.startDeadlineMs} ms ` +
+                    "of its start (startDeadlineMs); it was killed"
+                : `corral: process ${index + 1} exited with code ${exitCode} before listening`,
+            ),
           );
           const listened = child.listeningForMs >= 0;
           if ((started || listened) && stopping === null) {
@@ -195,6 +217,9 @@ export async function serve(entryModule: string | URL, options: ServeOptions): P
     get hungRestarts() {
       return hungRestarts;
     },
+    get startTimeouts() {
+      return startTimeouts;
+    },
     pids: () => [...running].map((child) => child.pid),
     async stats() {
       const id = ++statsRequests;
@@ -213,6 +238,7 @@ export async function serve(entryModule: string | URL, options: ServeOptions): P
         processes: perProcess.length,
         restarts,
         hungRestarts,
+        startTimeouts,
         total: sumStats(perProcess.map(({ stats }) => stats)),
         perProcess,
         unanswered,

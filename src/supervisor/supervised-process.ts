@@ -22,6 +22,8 @@ export interface ProcessSpec {
   onListening(child: SupervisedProcess, message: ChildMessage & { type: "listening" }): void;
   /** The process left pings unanswered for the deadline; it is killed with SIGKILL right after. */
   onHung(child: SupervisedProcess): void;
+  /** The process did not listen within the start deadline; it is killed with SIGKILL right after. */
+  onStartTimeout(child: SupervisedProcess): void;
   onExit(child: SupervisedProcess, exitCode: number | null): void;
 }
 
@@ -32,7 +34,9 @@ export class SupervisedProcess {
   #listeningSince = -1;
   #exited = false;
   #hung = false;
+  #startTimedOut = false;
   #stopRequested = false;
+  readonly #startTimer: ReturnType<typeof setTimeout>;
   #livenessTimer: ReturnType<typeof setInterval> | undefined;
   #pingsSent = 0;
   #pingsAnswered = 0;
@@ -52,6 +56,7 @@ export class SupervisedProcess {
         if (message.type === "pong") {
           this.#pingsAnswered = Math.max(this.#pingsAnswered, message.id);
         } else if (message.type === "listening") {
+          clearTimeout(this.#startTimer);
           this.#listeningSince = performance.now();
           this.#watchLiveness(spec);
           spec.onListening(this, message);
@@ -60,8 +65,17 @@ export class SupervisedProcess {
         }
       },
     });
+    // Pings start once the process listens (its IPC answers only then); before, a deadline.
+    this.#startTimer = setTimeout(() => {
+      if (this.#exited || this.#stopRequested) return;
+      this.#startTimedOut = true;
+      spec.onStartTimeout(this);
+      this.#subprocess.kill("SIGKILL");
+    }, spec.liveness.startDeadlineMs);
+    this.#startTimer.unref();
     this.exited = this.#subprocess.exited.then((exitCode) => {
       this.#exited = true;
+      clearTimeout(this.#startTimer);
       clearInterval(this.#livenessTimer);
       for (const waiter of [...this.#statsWaiters.values()]) waiter("exited");
       spec.onExit(this, exitCode);
@@ -76,6 +90,11 @@ export class SupervisedProcess {
   /** Milliseconds since the process said it listens; -1 before. */
   get listeningForMs(): number {
     return this.#listeningSince < 0 ? -1 : performance.now() - this.#listeningSince;
+  }
+
+  /** True once the supervisor killed the process for not listening within the start deadline. */
+  get startTimedOut(): boolean {
+    return this.#startTimedOut;
   }
 
   /** True once the supervisor killed the process for leaving its pings unanswered. */
@@ -105,6 +124,7 @@ export class SupervisedProcess {
   async stop(graceMs: number): Promise<void> {
     // A process draining its connections answers to its own deadline now, not to the pings.
     this.#stopRequested = true;
+    clearTimeout(this.#startTimer);
     clearInterval(this.#livenessTimer);
     if (this.#exited) return;
     this.#send({ type: "stop", graceMs });

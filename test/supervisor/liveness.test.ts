@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { type Supervisor, serve } from "corral";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
@@ -15,6 +15,16 @@ afterEach(async () => {
   await group?.stop({ graceMs: 1000 });
   group = undefined;
 });
+
+/** Removes the stuck-start files; kills the last stuck process should the supervisor not have. */
+function killStuck(stuckFile: string): void {
+  if (existsSync(`${stuckFile}.pid`)) {
+    const pid = Number(readFileSync(`${stuckFile}.pid`, "utf8"));
+    if (processAlive(pid)) process.kill(pid, "SIGKILL");
+  }
+  rmSync(stuckFile, { force: true });
+  rmSync(`${stuckFile}.pid`, { force: true });
+}
 
 function startGroup(log: string[]): Promise<Supervisor> {
   return serve(entry, {
@@ -116,9 +126,92 @@ test("a process busy with a synchronous handler for less than the deadline is no
   }).toEqual({ pids, restarts: 0, hungRestarts: 0, unanswered: [], processes: 2, log: 1 });
 });
 
+test("a process stuck loading its entry module: serve() rejects at the start deadline and kills it", async () => {
+  const stuckFile = `${tmpdir()}/corral-stuck-${process.pid}-${Date.now()}`;
+  writeFileSync(stuckFile, "");
+  process.env.STUCK_START_FILE = stuckFile;
+  try {
+    const log: string[] = [];
+    const started = performance.now();
+    const attempt = serve(`${import.meta.dir}/fixtures/stuck-start-app.ts`, {
+      port: 0,
+      processes: 1,
+      handleSignals: false,
+      log: (line) => log.push(line),
+      startDeadlineMs: 500,
+    });
+    // Before the deadline existed this never settled: the backstop turns that into a failure.
+    const outcome = await Promise.race([
+      attempt.then(
+        () => "listening",
+        (error: Error) => error.message,
+      ),
+      Bun.sleep(5000).then(() => "still waiting"),
+    ]);
+    expect(outcome).toBe(
+      "corral: process 1 did not listen within 500 ms of its start (startDeadlineMs); it was killed",
+    );
+    expect(performance.now() - started).toBeGreaterThanOrEqual(500);
+    const stuck = Number(readFileSync(`${stuckFile}.pid`, "utf8"));
+    expect(processAlive(stuck)).toBe(false);
+    expect(log).toEqual([
+      `corral: process 1 (pid ${stuck}) did not listen within 500 ms of its start (startDeadlineMs): killing it (SIGKILL)`,
+    ]);
+  } finally {
+    delete process.env.STUCK_START_FILE;
+    killStuck(stuckFile);
+  }
+});
+
+test("a restarted process stuck loading is killed at the start deadline and restarted until it listens; the others serve meanwhile", async () => {
+  const stuckFile = `${tmpdir()}/corral-stuck-${process.pid}-${Date.now()}`;
+  process.env.STUCK_START_FILE = stuckFile;
+  try {
+    const log: string[] = [];
+    group = await serve(`${import.meta.dir}/fixtures/stuck-start-app.ts`, {
+      port: 0,
+      processes: 2,
+      handleSignals: false,
+      log: (line) => log.push(line),
+      startDeadlineMs: 400,
+    });
+    const running = group;
+    const [victim, survivor] = sorted(running.pids());
+    writeFileSync(stuckFile, "");
+    process.kill(victim!, "SIGKILL");
+    // Its restart gets stuck loading and is killed at the deadline: the slot was lost for good.
+    await waitUntil(() => running.startTimeouts >= 1, "a restart killed at its deadline", 5000);
+    expect(log[1]).toMatch(
+      /^corral: process [12] \(pid \d+\) did not listen within 400 ms of its start \(startDeadlineMs\): killing it \(SIGKILL\) to restart it$/,
+    );
+    // Meanwhile the survivor serves every connection.
+    expect(await servingPids(running.port, [], 20)).toEqual([survivor!]);
+    rmSync(stuckFile);
+    await waitUntil(() => running.pids().length === 2, "the slot to serve again", 10_000);
+    const pids = sorted(running.pids());
+    await waitUntil(
+      async () => (await servingPids(running.port, pids, 50)).length === 2,
+      "both processes to serve",
+    );
+    const stats = await running.stats();
+    expect({ processes: stats.processes, hung: stats.hungRestarts }).toEqual({
+      processes: 2,
+      hung: 0,
+    });
+    expect(stats.startTimeouts).toBe(running.startTimeouts);
+    expect(stats.restarts).toBeGreaterThanOrEqual(stats.startTimeouts + 1);
+  } finally {
+    delete process.env.STUCK_START_FILE;
+    killStuck(stuckFile);
+  }
+});
+
 test("the liveness settings are validated with the reason", async () => {
-  const attempt = (options: { livenessIntervalMs?: number; livenessDeadlineMs?: number }) =>
-    serve(entry, { port: 0, processes: 1, handleSignals: false, log: null, ...options });
+  const attempt = (options: {
+    livenessIntervalMs?: number;
+    livenessDeadlineMs?: number;
+    startDeadlineMs?: number;
+  }) => serve(entry, { port: 0, processes: 1, handleSignals: false, log: null, ...options });
   await expect(attempt({ livenessIntervalMs: 5 })).rejects.toThrow(
     new RangeError("corral: livenessIntervalMs must be an integer from 10 to 60000, got 5"),
   );
@@ -131,4 +224,8 @@ test("the liveness settings are validated with the reason", async () => {
   await expect(attempt({ livenessIntervalMs: 100, livenessDeadlineMs: 3_600_001 })).rejects.toThrow(
     RangeError,
   );
+  await expect(attempt({ startDeadlineMs: 99 })).rejects.toThrow(
+    new RangeError("corral: startDeadlineMs must be an integer from 100 to 3600000, got 99"),
+  );
+  await expect(attempt({ startDeadlineMs: 3_600_001 })).rejects.toThrow(RangeError);
 });
