@@ -17,9 +17,10 @@ export interface AuthLocals {
  * an unknown token is a 401 with `error="invalid_token"`; a token that is not a `b64token` is
  * a 400 with `error="invalid_request"` (RFC 6750 §3, §3.1).
  *
- * It answers and returns `stopChain` instead of throwing: a thrown error discards the draft,
- * while a stop keeps the headers earlier middleware set (the request id) and still runs their
- * `after` hooks (the timing).
+ * It answers and returns `stopChain` instead of throwing: the 401 or 400 is an expected answer,
+ * drafted as it wants (the challenge, a JSON body), and nothing after it runs. The headers earlier
+ * middleware set (the request id) stay and their `after` hooks (the timing) run, as they also
+ * do on the answer to a thrown error.
  *
  * @example
  * const tokens = new TokenTable({ t0k3n: { id: "1", name: "Ada" } });

@@ -14,8 +14,9 @@ export interface ServerTimingLocals {
  * Measures each request on the App's `Io` monotonic clock (wall-clock steps cannot distort it)
  * and reports it in `after` as `Server-Timing: app;dur=<ms>` (W3C Server Timing §3), to
  * a tenth of a millisecond. It covers every middleware registered after it and the handler.
- * `after` runs only when the chain succeeded or a middleware answered and stopped it: a thrown
- * error discards the draft. A stream's first flush sends the headers before `after` runs, so it
+ * `after` runs on every answer: when the chain succeeded, when a middleware answered and stopped
+ * it, and on the answer the App made for a thrown error (the handler's draft is discarded, the
+ * timing still added). A stream's first flush sends the headers before `after` runs, so it
  * checks `ctx.response.headersSent` and leaves such a response as it is.
  *
  * @example

@@ -21,20 +21,31 @@ interface TodoRow {
 
 const toTodo = (row: TodoRow): Todo => ({ id: row.id, title: row.title, done: row.done === 1 });
 
+/** Todos a store holds by default: one more is refused (507) until one is deleted. */
+export const defaultMaxTodos = 1000;
+
 /**
  * Todos in SQLite (`bun:sqlite`): in memory by default, or in a file shared by the processes of
  * `--processes N` (WAL mode). Every query is a statement prepared once. Pages are keyed by id
- * (`id > cursor`), so a page costs the same wherever it is and inserts never shift it.
+ * (`id > cursor`), so a page costs the same wherever it is and inserts never shift it. The store
+ * holds at most `maxTodos`: anyone may add todos, and a list without a bound grows memory, the
+ * file and every page load until something gives.
  */
 export class TodoStore {
+  /** The most todos the store holds. */
+  readonly maxTodos: number;
   readonly #database: Database;
   readonly #list: Statement<TodoRow, [number, number]>;
   readonly #get: Statement<TodoRow, [number]>;
-  readonly #insert: Statement<TodoRow, [string, number]>;
+  readonly #insert: Statement<TodoRow, [string, number, number]>;
   readonly #update: Statement<TodoRow, [string, number, number]>;
   readonly #delete: Statement<unknown, [number]>;
 
-  constructor(file = ":memory:") {
+  constructor(file = ":memory:", maxTodos = defaultMaxTodos) {
+    if (!Number.isSafeInteger(maxTodos) || maxTodos < 1) {
+      throw new RangeError(`todos: maxTodos must be a whole number >= 1, got ${maxTodos}`);
+    }
+    this.maxTodos = maxTodos;
     this.#database = new Database(file, { create: true, strict: true });
     if (file !== ":memory:") this.#database.run("PRAGMA journal_mode = WAL");
     this.#database.run("PRAGMA busy_timeout = 1000");
@@ -45,8 +56,10 @@ export class TodoStore {
       "SELECT id, title, done FROM todos WHERE id > ? ORDER BY id LIMIT ?",
     );
     this.#get = this.#database.query("SELECT id, title, done FROM todos WHERE id = ?");
+    // The count and the insert are one statement: processes sharing the file cannot both take
+    // the last place.
     this.#insert = this.#database.query(
-      "INSERT INTO todos (title, done) VALUES (?, ?) RETURNING id, title, done",
+      "INSERT INTO todos (title, done) SELECT ?, ? WHERE (SELECT COUNT(*) FROM todos) < ? RETURNING id, title, done",
     );
     this.#update = this.#database.query(
       "UPDATE todos SET title = ?, done = ? WHERE id = ? RETURNING id, title, done",
@@ -68,8 +81,10 @@ export class TodoStore {
     return row === null ? undefined : toTodo(row);
   }
 
-  create(title: string, done: boolean): Todo {
-    return toTodo(this.#insert.get(title, done ? 1 : 0)!);
+  /** The new todo; undefined when the store already holds `maxTodos`. */
+  create(title: string, done: boolean): Todo | undefined {
+    const row = this.#insert.get(title, done ? 1 : 0, this.maxTodos);
+    return row === null ? undefined : toTodo(row);
   }
 
   /** Applies `changes` to todo `id`; undefined when there is none. */

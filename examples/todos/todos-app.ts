@@ -67,8 +67,15 @@ export function createTodosApp(options: TodosOptions) {
   });
 
   service.post("/api/todos", (ctx) => {
-    const input = parseNewTodo(ctx.request.json());
+    const input = parseNewTodo(jsonBody(ctx));
     const todo = ctx.shared.store.create(input.title, input.done);
+    if (todo === undefined) {
+      // RFC 4918 §11.5: the server cannot store what it was asked to, until some is deleted.
+      throw new HttpError(
+        507,
+        `the list is full (${ctx.shared.store.maxTodos} todos): delete one to add another`,
+      );
+    }
     ctx.response.header("Location", `/api/todos/${todo.id}`);
     ctx.response.json(201, todo);
   });
@@ -79,7 +86,7 @@ export function createTodosApp(options: TodosOptions) {
 
   service.patch("/api/todos/:id", (ctx) => {
     const id = todoId(ctx.params.id);
-    const changes = parseTodoChanges(ctx.request.json());
+    const changes = parseTodoChanges(jsonBody(ctx));
     ctx.response.json(200, found(ctx.shared.store.update(id, changes)));
   });
 
@@ -88,6 +95,23 @@ export function createTodosApp(options: TodosOptions) {
     ctx.response.setStatus(204);
   });
   return service;
+}
+
+/**
+ * The body as JSON, only when it says it is `application/json`. A form on any other site can
+ * POST `text/plain` (or a form type) to this origin without asking first (no CORS preflight),
+ * shaped like JSON; refusing every other type (415) leaves such a request nothing to create.
+ */
+function jsonBody(ctx: AnyContext): unknown {
+  const contentType = ctx.request.header("content-type") ?? "";
+  const semicolon = contentType.indexOf(";");
+  const mediaType = (semicolon < 0 ? contentType : contentType.slice(0, semicolon)).trim();
+  if (mediaType.toLowerCase() !== "application/json") {
+    throw new HttpError(415, "the body must be application/json", {
+      headers: { Accept: "application/json" },
+    });
+  }
+  return ctx.request.json();
 }
 
 function noSuchTodo(): HttpError {

@@ -2,10 +2,10 @@
 export const maxFileNameCharacters = 128;
 
 /**
- * Whether `name` (a path parameter, still percent-encoded) may name a file in the upload folder:
- * 1 to 128 characters of letters, digits, `.`, `_` and `-`, not starting with a dot. So no path
- * separator, no `..`, no hidden file, and nothing percent-encoded (a `%2F` is refused, not
- * decoded). One pass over the characters, no regular expression.
+ * Whether `name` (a path capture, which the router has percent-decoded: `a%2Eb` is `a.b`) may
+ * name a file in the upload folder: 1 to 128 characters of letters, digits, `.`, `_` and `-`, not
+ * starting with a dot. So no path separator (a `%2F` decodes to `/`, which is refused), no `..`,
+ * no hidden file. One pass over the characters, no regular expression.
  *
  * @example
  * isValidFileName("report-2024.pdf"); // true

@@ -2,6 +2,7 @@ import { open, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { App } from "corral";
 import { isValidFileName, maxFileNameCharacters } from "./file-name.ts";
+import { FolderQuota, type UploadReservation } from "./folder-quota.ts";
 import page from "./page.html" with { type: "text" };
 
 /**
@@ -21,6 +22,10 @@ export interface UploadsAppOptions {
   readonly directory: string;
   /** The largest upload in bytes; `maxStreamedBodyBytes` (1 GiB by default) otherwise. */
   readonly maxUploadBytes?: number;
+  /** Bytes the folder may hold (4 GiB by default); an upload past it is a 507. */
+  readonly maxFolderBytes?: number;
+  /** Files the folder may hold (1000 by default); one more is a 507. */
+  readonly maxFiles?: number;
 }
 
 /** What a stored upload is answered with. */
@@ -37,7 +42,9 @@ interface StoredFile {
  * of a `multipart/form-data` body (`{ files: [...] }`). The body is never held whole: each borrowed
  * piece is written before the next is read, so memory stays at one socket chunk whatever the
  * size. The file is written under a temporary name and renamed when complete; a client that
- * leaves mid-upload leaves nothing behind.
+ * leaves mid-upload leaves nothing behind. A `PUT` to a name that exists replaces the file (HTTP
+ * PUT); the folder holds at most `maxFolderBytes` and `maxFiles` (see `FolderQuota`), 507 past
+ * either.
  *
  * @example
  * const app = createUploadsApp({ directory: "/tmp/uploads" });
@@ -52,6 +59,7 @@ export function createUploadsApp(options: UploadsAppOptions): App<object> {
   app.route("GET", "/", (ctx) => {
     ctx.response.borrowBody(200, "text/html; charset=utf-8", pageBytes);
   });
+  const quota = new FolderQuota(options.directory, options.maxFolderBytes, options.maxFiles);
   let uploadCount = 0;
   const partPathFor = (name: string) =>
     join(options.directory, `.${name}.${process.pid}-${++uploadCount}.part`);
@@ -66,9 +74,11 @@ export function createUploadsApp(options: UploadsAppOptions): App<object> {
         });
         return;
       }
+      // Refused before a byte is read when the declared length does not fit.
+      const length = ctx.request.header("content-length");
+      const reservation = quota.begin(name, length === undefined ? undefined : Number(length));
       const partPath = partPathFor(name);
-      const stored = await storeBody(ctx.request.bodyStream(), partPath, name);
-      await rename(partPath, join(options.directory, name));
+      const stored = await storeAndRename(ctx.request.bodyStream(), partPath, reservation, name);
       ctx.response.json(201, stored);
     },
     { body: "stream" },
@@ -81,7 +91,10 @@ export function createUploadsApp(options: UploadsAppOptions): App<object> {
       // Parts written so far are complete files; a later failure removes them too.
       const removeStored = () =>
         Promise.all(
-          stored.map((file) => unlink(join(options.directory, file.name)).catch(() => {})),
+          stored.map((file) => {
+            quota.removed(file.name);
+            return unlink(join(options.directory, file.name)).catch(() => {});
+          }),
         );
       try {
         for await (const part of ctx.request.multipartStream()) {
@@ -91,9 +104,9 @@ export function createUploadsApp(options: UploadsAppOptions): App<object> {
             ctx.response.json(400, { error: `invalid file name in part ${part.name}` });
             return;
           }
+          const reservation = quota.begin(part.filename, undefined);
           const partPath = partPathFor(part.filename);
-          stored.push(await storeBody(part.content(), partPath, part.filename));
-          await rename(partPath, join(options.directory, part.filename));
+          stored.push(await storeAndRename(part.content(), partPath, reservation, part.filename));
         }
       } catch (error) {
         await removeStored();
@@ -103,20 +116,42 @@ export function createUploadsApp(options: UploadsAppOptions): App<object> {
     },
     { body: "stream" },
   );
+  /** Stores `body` as `name` through a part file, within its share of the folder. */
+  async function storeAndRename(
+    body: AsyncIterable<Uint8Array>,
+    partPath: string,
+    reservation: UploadReservation,
+    name: string,
+  ): Promise<StoredFile> {
+    let storedBytes: number | undefined;
+    try {
+      const stored = await storeBody(body, partPath, name, reservation);
+      await rename(partPath, join(options.directory, name));
+      storedBytes = stored.size;
+      return stored;
+    } finally {
+      reservation.end(storedBytes);
+    }
+  }
   return app;
 }
 
-/** Writes every piece to `partPath` as it comes; removes the file if the upload fails. */
+/**
+ * Writes every piece to `partPath` as it comes, each counted in `reservation` first (a 507 once
+ * the folder is full); removes the file if the upload fails.
+ */
 async function storeBody(
   body: AsyncIterable<Uint8Array>,
   partPath: string,
   name: string,
+  reservation: UploadReservation,
 ): Promise<StoredFile> {
   const file = await open(partPath, "wx");
   const hasher = new Bun.CryptoHasher("sha256");
   let size = 0;
   try {
     for await (const piece of body) {
+      reservation.grow(piece.length);
       hasher.update(piece);
       // Written before the next piece is asked for: the piece is only borrowed until then.
       let written = 0;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { defaultLimits } from "corral";
 import { RawClient, type WireResponse } from "../../engine/test/support/raw-client.ts";
-import { createCookiesApp } from "../../examples/cookies/cookies-app.ts";
+import { createCookiesApp, maxListedCookies } from "../../examples/cookies/cookies-app.ts";
 import { parseImfFixdate } from "../../examples/cookies/http-date.ts";
 import { type RunningExample, startExample } from "./support/start-example.ts";
 
@@ -189,6 +189,32 @@ describe("GET /cookies and DELETE /cookies/:name", () => {
       (JSON.parse(atLimit!.text) as { cookies: { value: string }[] }).cookies[0]!.value.length,
       over!.status,
     ]).toEqual([16384, 200, fill, 431]);
+  });
+
+  test("at most 1000 cookies are listed, one more is a 431; the worst head of short cookies fits", async () => {
+    // 4,000 cookies of `a=;` in a 12 KiB head made 96 KiB of JSON, over the staging: a 500.
+    const head = (pairs: string) => `GET /cookies HTTP/1.1\r\nHost: h\r\nCookie: ${pairs}\r\n\r\n`;
+    const [atLimit, over, flood, escaped] = await exchange(
+      head(Array.from({ length: maxListedCookies }, () => "a=").join(";")),
+      head(Array.from({ length: maxListedCookies + 1 }, () => "a=").join(";")),
+      head("a=;".repeat(4000)),
+      head(`a=${"\\".repeat(16_000)}`),
+    );
+    expect([
+      atLimit!.status,
+      (JSON.parse(atLimit!.text) as { cookies: unknown[] }).cookies.length,
+      over!.status,
+      over!.text,
+      flood!.status,
+      escaped!.status,
+    ]).toEqual([
+      200,
+      maxListedCookies,
+      431,
+      '{"error":"more than 1000 cookies (1001); browsers send far fewer"}',
+      431,
+      200,
+    ]);
   });
 
   test("DELETE answers Max-Age=0 and an Expires in the past, with the Path it was set with", async () => {

@@ -240,7 +240,8 @@ describe("cleanup outcomes", () => {
     const response = await app.request("/boom", { headers: ada });
     const stats = await app.request("/stats/cleanups", { headers: ada });
     expect([chainHeaders(response), await response.text(), await stats.json()]).toEqual([
-      // The draft was discarded, so no timing; onError put the id back.
+      // The handler's draft was discarded; the request id a `before` hook drafted stayed, and
+      // the after hooks ran on the error's answer (the timing).
       { status: 500, requestId: "0101010101010101", timing: "app;dur=0", challenge: null },
       "Internal Server Error\n",
       { success: 0, error: 1, aborted: 0, sleeping: 0 },

@@ -10,10 +10,10 @@ import { startExample } from "./support/start-example.ts";
 const problemType = "application/problem+json";
 const json = { "content-type": "application/json" };
 
-function todosApp() {
+function todosApp(maxTodos?: number) {
   const lines: string[] = [];
   const app = createTodosApp({
-    store: new TodoStore(),
+    store: new TodoStore(":memory:", maxTodos),
     logSink: (text) => void lines.push(...text.trim().split("\n")),
   });
   return Object.assign(app, { lines, [Symbol.asyncDispose]: () => app.stop() });
@@ -133,6 +133,73 @@ test("bad JSON is a 400, broken rules a 422 listing each problem, unknown ids an
     [404, problemType, expect.objectContaining({ detail: "no todo has this id" })],
     [405, problemType, { type: "about:blank", title: "Method Not Allowed", status: 405 }],
   ]);
+});
+
+test("a body that is not application/json is a 415: a form on another site cannot create or change a todo", async () => {
+  await using app = todosApp();
+  // What an HTML form with enctype="text/plain" on any site sends, without a CORS preflight.
+  const crossSite = {
+    method: "POST",
+    headers: { "content-type": "text/plain", origin: "https://evil.example" },
+    body: '{"title":"pwn="}',
+  };
+  const refused = await app.request("/api/todos", crossSite);
+  const asForm = await app.request("/api/todos", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: '{"title":"x"}',
+  });
+  const untyped = await app.request("/api/todos", { method: "POST", body: '{"title":"x"}' });
+  const withParameters = await app.request("/api/todos", {
+    method: "POST",
+    headers: { "content-type": "Application/JSON; charset=utf-8" },
+    body: '{"title":"milk"}',
+  });
+  const patched = await app.request("/api/todos/1", {
+    method: "PATCH",
+    headers: { "content-type": "text/plain" },
+    body: '{"done":true}',
+  });
+  const answers = await Promise.all(
+    [refused, asForm, untyped, withParameters, patched].map(async (response) => [
+      response.status,
+      response.headers.get("accept"),
+      ((await response.json()) as { detail?: string; done?: boolean }).detail ?? "created",
+    ]),
+  );
+  expect(answers).toEqual([
+    [415, "application/json", "the body must be application/json"],
+    [415, "application/json", "the body must be application/json"],
+    [415, "application/json", "the body must be application/json"],
+    [201, null, "created"],
+    [415, "application/json", "the body must be application/json"],
+  ]);
+  const list = (await (await app.request("/api/todos")).json()) as { items: unknown[] };
+  expect(list.items).toEqual([{ id: 1, title: "milk", done: false }]);
+});
+
+test("the list holds at most maxTodos (1000 by default): one more is a 507 until one is deleted", async () => {
+  expect(new TodoStore().maxTodos).toBe(1000);
+  expect(() => new TodoStore(":memory:", 0)).toThrow(RangeError);
+  await using app = todosApp(3);
+  const statuses: number[] = [];
+  for (let index = 1; index <= 4; index++)
+    statuses.push((await post(app, { title: `t${index}` })).status);
+  const full = await post(app, { title: "one more" });
+  expect([...statuses, full.status, await full.json()]).toEqual([
+    201,
+    201,
+    201,
+    507,
+    507,
+    expect.objectContaining({
+      status: 507,
+      detail: "the list is full (3 todos): delete one to add another",
+    }),
+  ]);
+  expect((await app.request("/api/todos/2", { method: "DELETE" })).status).toBe(204);
+  const again = await post(app, { title: "fits again" });
+  expect([again.status, ((await again.json()) as { id: number }).id]).toEqual([201, 4]);
 });
 
 test("request ids, secure headers, ETags with 304, compression over 1 KiB and one log line each", async () => {

@@ -1,10 +1,13 @@
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
 import { waitUntil } from "../../engine/test/support/test-server.ts";
 import { isValidFileName } from "../../examples/uploads/file-name.ts";
+import { FolderQuota } from "../../examples/uploads/folder-quota.ts";
+import { createUploadsApp } from "../../examples/uploads/uploads-app.ts";
+import { listenQuietly } from "../support/listen-quietly.ts";
 import { startExample } from "./support/start-example.ts";
 
 const directory = mkdtempSync(join(tmpdir(), "corral-uploads-test-"));
@@ -117,4 +120,57 @@ test("uploads: POST /files stores each file part of a multipart form, with its S
     stored: digest(big),
   });
   rmSync(folder, { recursive: true, force: true });
+});
+
+test("uploads: the folder holds at most maxFolderBytes and maxFiles; past either a 507, refused before the body when Content-Length says so", async () => {
+  const folder = mkdtempSync(join(tmpdir(), "corral-uploads-quota-"));
+  writeFileSync(join(folder, "old.bin"), new Uint8Array(100));
+  // Without the quota anyone could fill the disk: every upload was a 201, any number of files.
+  const app = createUploadsApp({ directory: folder, maxFolderBytes: 1000, maxFiles: 4 });
+  const server = listenQuietly(app);
+  const put = async (name: string, head: string, body = "") => {
+    using client = await RawClient.connect(server.port);
+    client.send(`PUT /files/${name} HTTP/1.1\r\nHost: h\r\n${head}\r\n${body}`);
+    const answer = await client.response();
+    return `${answer.status} ${answer.status === 201 ? JSON.parse(answer.text).size : answer.text}`;
+  };
+  try {
+    expect(await put("a.bin", "Content-Length: 500\r\n", "x".repeat(500))).toBe("201 500");
+    // 100 + 500 + 401 is one byte over: answered from the head alone, no body sent.
+    expect(await put("b.bin", "Content-Length: 401\r\n")).toBe(
+      '507 {"error":"the upload folder is full: 600 of its 1000 bytes are taken"}',
+    );
+    expect(await put("b.bin", "Content-Length: 400\r\n", "y".repeat(400))).toBe("201 400");
+    // A chunked upload is counted as it comes: its first byte is over.
+    expect(await put("c.bin", "Transfer-Encoding: chunked\r\n", "1\r\nz\r\n0\r\n\r\n")).toStartWith(
+      '507 {"error":"the upload folder is full: 1000 of its 1000 bytes are taken"}',
+    );
+    expect(readdirSync(folder).sort()).toEqual(["a.bin", "b.bin", "old.bin"]);
+  } finally {
+    await app.stop();
+  }
+  // The file count: a fourth name is refused, replacing one of the three is not.
+  const counted = createUploadsApp({ directory: folder, maxFolderBytes: 10_000, maxFiles: 3 });
+  const countedServer = listenQuietly(counted);
+  try {
+    const port = countedServer.port;
+    const putTo = async (name: string) => {
+      using client = await RawClient.connect(port);
+      client.send(`PUT /files/${name} HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nok`);
+      const answer = await client.response();
+      return `${answer.status} ${answer.text}`;
+    };
+    expect(await putTo("d.bin")).toBe(
+      '507 {"error":"the upload folder is full: it holds 3 files"}',
+    );
+    expect(await putTo("old.bin")).toStartWith("201 ");
+    expect(readFileSync(join(folder, "old.bin"), "utf8")).toBe("ok");
+  } finally {
+    await counted.stop();
+    rmSync(folder, { recursive: true, force: true });
+  }
+  expect([new FolderQuota(tmpdir()).maxBytes, new FolderQuota(tmpdir()).maxFiles]).toEqual([
+    4 * 1024 * mebibyte,
+    1000,
+  ]);
 });
