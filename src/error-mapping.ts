@@ -16,24 +16,41 @@ const internalServerError: ErrorAnswer = Object.freeze({
 });
 
 /**
+ * Told of an error met while answering another one (`what` failed: drafting the error's own
+ * answer, `onError`), which made the answer a bare 500: the App logs it beside the first.
+ */
+export type AnswerFailure = (what: string, thrown: unknown) => void;
+
+/**
  * The one place an error becomes a response. The failed handler's draft (status, headers, body)
- * is discarded first, keeping the headers middleware set in `before` hooks; then the error's own answer is drafted: an `HttpError`'s, a `StatusError`'s
- * (`httpStatus`), or a bare 500 that says nothing about the error. `onError` then sees every
- * error with that answer drafted: it may leave it, replace it, or rethrow the error it got to
- * keep it; any other throw is a bare 500. The App's `after` hooks run on the answer afterwards.
+ * is discarded first, keeping the headers middleware set in `before` hooks; then the error's own
+ * answer is drafted: an `HttpError`'s, a `StatusError`'s (`httpStatus`), or a bare 500 that says
+ * nothing about the error. An answer that cannot be drafted (a body over the staging, a header
+ * that is no header) is a bare 500 instead. `onError` then sees every error with that answer
+ * drafted: it may leave it, replace it, or rethrow the error it got to keep it; any other throw
+ * is a bare 500. Either failure goes to `failed`. The App's `after` hooks run on the answer
+ * afterwards.
  */
 export function mapError(
   ctx: AnyContext,
   exchange: Exchange,
   error: unknown,
   handling: ErrorHandling,
+  failed: AnswerFailure,
 ): void | Promise<void> {
   discard(ctx, exchange);
-  writeErrorAnswer(ctx.response, answerOf(error) ?? internalServerError, handling.format);
+  try {
+    writeErrorAnswer(ctx.response, answerOf(error) ?? internalServerError, handling.format);
+  } catch (thrown) {
+    failed("drafting the answer to the error", thrown);
+    internalError(ctx, exchange, handling.format);
+  }
   const onError = handling.onError;
   if (onError === undefined) return;
   const keepOrFail = (thrown: unknown) => {
-    if (thrown !== error) internalError(ctx, exchange, handling.format);
+    if (thrown === error) return;
+    failed("onError", thrown);
+    internalError(ctx, exchange, handling.format);
   };
   try {
     const mapped = onError(error, ctx);

@@ -29,6 +29,19 @@ export class HandlerFailures {
   }
 
   /**
+   * `what` (drafting the error's answer, `onError`, an `after` hook) threw `thrown` while the App
+   * answered an error, which made the answer a bare 500; the error it answered is reported too.
+   */
+  answerFailed(ctx: AnyContext, exchange: Exchange, what: string, thrown: unknown): void {
+    this.count++;
+    this.#log.report(
+      failureKind(`answering an error: ${what}`, thrown),
+      `corral: ${describeRequest(ctx, exchange)}: ${what} failed while answering an error; the answer is a bare 500:`,
+      thrown,
+    );
+  }
+
+  /**
    * An error once the headers were out, after the handler returned (from an `after` hook) or after
    * it finished its stream: the response ends normally all the same.
    */

@@ -3,6 +3,7 @@ import { type AnyContext, Context } from "./context.ts";
 import { type ContinuationSpec, runContinuation } from "./continuation.ts";
 import { type ErrorHandling, internalError, mapError } from "./error-mapping.ts";
 import { answerRouteMiss, type MissHandlers } from "./errors/route-miss.ts";
+import { answerOf } from "./errors/status-error.ts";
 import type { HandlerFailures } from "./handler-failures.ts";
 import type { Io } from "./io.ts";
 import type { Middleware, RequestOutcome } from "./middleware.ts";
@@ -368,43 +369,78 @@ export class RequestPipeline {
     }
     if (!exchange.hasWorker) return this.#failedWithoutWorker(ctx, exchange, error);
     ctx.error = error;
-    const mapped = mapError(ctx, exchange, error, this.errorHandling);
-    if (mapped instanceof Promise) return mapped.then(() => this.#answerError(ctx, exchange));
-    return this.#answerError(ctx, exchange);
+    const answering: ErrorAnswering = { failed: false };
+    const mapped = mapError(ctx, exchange, error, this.errorHandling, (what, thrown) =>
+      this.#answerFailed(ctx, exchange, answering, what, thrown),
+    );
+    if (mapped instanceof Promise) {
+      return mapped.then(() => this.#answerError(ctx, exchange, answering));
+    }
+    return this.#answerError(ctx, exchange, answering);
   }
 
   /**
    * The `after` hooks of every middleware entered run on the error's answer too, so that what
    * they add (CORS, a request id) is on every answer. One failing there leaves a bare 500.
    */
-  #answerError(ctx: AnyContext, exchange: Exchange): void | Promise<void> {
-    if (!exchange.live) return this.#mapped(ctx, exchange, ctx.error);
+  #answerError(
+    ctx: AnyContext,
+    exchange: Exchange,
+    answering: ErrorAnswering,
+  ): void | Promise<void> {
+    if (!exchange.live) return this.#mapped(ctx, exchange, ctx.error, answering);
     let hooks: void | Promise<void>;
     try {
       hooks = this.#hasAfter ? this.#after(ctx, ctx.enteredMiddleware - 1) : undefined;
     } catch (hookError) {
-      return this.#afterHookFailed(ctx, exchange, hookError);
+      return this.#afterHookFailed(ctx, exchange, answering, hookError);
     }
     if (hooks instanceof Promise) {
       return hooks.then(
-        () => this.#mapped(ctx, exchange, ctx.error),
-        (hookError: unknown) => this.#afterHookFailed(ctx, exchange, hookError),
+        () => this.#mapped(ctx, exchange, ctx.error, answering),
+        (hookError: unknown) => this.#afterHookFailed(ctx, exchange, answering, hookError),
       );
     }
-    this.#mapped(ctx, exchange, ctx.error);
+    this.#mapped(ctx, exchange, ctx.error, answering);
   }
 
-  #afterHookFailed(ctx: AnyContext, exchange: Exchange, hookError: unknown): void {
+  #afterHookFailed(
+    ctx: AnyContext,
+    exchange: Exchange,
+    answering: ErrorAnswering,
+    hookError: unknown,
+  ): void {
     internalError(ctx, exchange, this.errorHandling.format);
-    this.#mapped(ctx, exchange, hookError);
+    this.#answerFailed(ctx, exchange, answering, "an after hook", hookError);
+    this.#mapped(ctx, exchange, ctx.error, answering);
   }
 
-  /** The error is answered: a 5xx is the server's failure, counted and logged. */
-  #mapped(ctx: AnyContext, exchange: Exchange, error: unknown): void {
+  /** Something failed while the error was answered: logged, the answer a bare 500 now. */
+  #answerFailed(
+    ctx: AnyContext,
+    exchange: Exchange,
+    answering: ErrorAnswering,
+    what: string,
+    thrown: unknown,
+  ): void {
+    answering.failed = true;
+    this.#failures.answerFailed(ctx, exchange, what, thrown);
+  }
+
+  /**
+   * The error is answered: a 5xx is the server's failure, counted and logged. When something
+   * failed while answering it (logged already), the error itself is logged only if it was a
+   * server error in its own right: a 404 made a 500 by a failing hook is the hook's failure.
+   */
+  #mapped(ctx: AnyContext, exchange: Exchange, error: unknown, answering: ErrorAnswering): void {
     if (exchange.live) {
       ctx.response.finalize();
       // A client that left is no server failure, whatever its leaving made the handler throw.
-      if (exchange.status >= 500 && !exchange.aborted) {
+      if (
+        exchange.status >= 500 &&
+        !exchange.aborted &&
+        (!answering.failed || (answerOf(error)?.status ?? 500) >= 500)
+      ) {
         this.#failures.answered(ctx, exchange, error);
       }
     }
@@ -427,6 +463,11 @@ export class RequestPipeline {
       }
     }
   }
+}
+
+/** Whether something failed while an error was answered (it is logged then, beside the error). */
+interface ErrorAnswering {
+  failed: boolean;
 }
 
 /** One middleware as the chain runs it: its hooks, each present or undefined. */

@@ -225,8 +225,9 @@ export class ResponseDraft {
     options?: { readonly contentLength?: number },
   ): Stream {
     if (this.#stream !== undefined) throw new TypeError("corral: the response is already a stream");
-    // RFC 9110 §15.3.5, §15.4.5: no content, so no stream (checked before the draft changes).
-    if (status === 204 || status === 304) {
+    // RFC 9110 §15.3.5, §15.3.6, §15.4.5: no content, so no stream (checked before the draft
+    // changes).
+    if (forbidsContent(status)) {
       throw new TypeError(`corral: a ${status} response has no content and cannot be streamed`);
     }
     if (this.#borrowed) {
@@ -360,11 +361,15 @@ function borrowedBodyError(operation: string): TypeError {
   );
 }
 
-/** RFC 9110 §15.3.5, §15.4.5: a 204 or 304 has no content; a body for one would be lost. */
+/** RFC 9110 §15.3.5, §15.3.6, §15.4.5: a 204, 205 or 304 has no content; a body would be lost. */
 function assertContentAllowed(status: number): void {
-  if (status === 204 || status === 304) {
+  if (forbidsContent(status)) {
     throw new TypeError(`corral: a ${status} response has no content and cannot take a body`);
   }
+}
+
+function forbidsContent(status: number): boolean {
+  return status === 204 || status === 205 || status === 304;
 }
 
 /** The content type last found valid: most handlers answer with the same one every time. */

@@ -7,7 +7,7 @@ import { listenQuietly } from "../support/listen-quietly.ts";
 // §9.3.2, §15.3.5, §15.4.5; RFC 9112 §6.3). Chunk bytes after one would be read by a client
 // reusing the connection as the next response.
 
-test("ctx.response.stream(204 or 304) is a TypeError; the client gets the error answer, framing intact", async () => {
+test("ctx.response.stream(204, 205 or 304) is a TypeError; the client gets the error answer, framing intact", async () => {
   const errors: string[] = [];
   const app = new App({ shared: {} });
   app.route("GET", "/:status", (ctx) => {
@@ -20,8 +20,10 @@ test("ctx.response.stream(204 or 304) is a TypeError; the client gets the error 
   });
   const server = listenQuietly(app);
   using client = await RawClient.connect(server.port);
-  client.send("GET /204 HTTP/1.1\r\nHost: h\r\n\r\nGET /304 HTTP/1.1\r\nHost: h\r\n\r\n");
-  const answers = await client.responses(2);
+  client.send(
+    "GET /204 HTTP/1.1\r\nHost: h\r\n\r\nGET /304 HTTP/1.1\r\nHost: h\r\n\r\nGET /205 HTTP/1.1\r\nHost: h\r\n\r\n",
+  );
+  const answers = await client.responses(3);
   // The answer to HEAD announces the chunked framing of GET but carries no chunk, not even the
   // last one: the next response follows its empty line directly.
   using reuser = await RawClient.connect(server.port);
@@ -34,13 +36,44 @@ test("ctx.response.stream(204 or 304) is a TypeError; the client gets the error 
     errors,
     reused: heads.map((part) => part.slice(0, 12)),
   }).toEqual({
-    statuses: [200, 200],
-    bodies: ["fallback", "fallback"],
+    statuses: [200, 200, 200],
+    bodies: ["fallback", "fallback", "fallback"],
     errors: [
       "corral: a 204 response has no content and cannot be streamed",
       "corral: a 304 response has no content and cannot be streamed",
+      "corral: a 205 response has no content and cannot be streamed",
     ],
     reused: ["HTTP/1.1 200", "HTTP/1.1 200", "0", ""],
+  });
+  await app.stop({ graceMs: 100 });
+});
+
+test("a 205 from the App takes no body: text(205, ...) is a TypeError, setStatus(205) is framed with Content-Length: 0", async () => {
+  const errors: string[] = [];
+  const app = new App({ shared: {} });
+  app.route("GET", "/text", (ctx) => {
+    try {
+      ctx.response.text(205, "body");
+    } catch (error) {
+      errors.push((error as Error).message);
+      ctx.response.setStatus(205);
+    }
+  });
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  client.send("GET /text HTTP/1.1\r\nHost: h\r\n\r\nGET /text HTTP/1.1\r\nHost: h\r\n\r\n");
+  const answers = await client.responses(2);
+  expect({
+    answers: answers.map(
+      (answer) => `${answer.status} ${answer.header("content-length")} ${answer.text}`,
+    ),
+    errors,
+  }).toEqual({
+    answers: ["205 0 ", "205 0 "],
+    errors: [
+      "corral: a 205 response has no content and cannot take a body",
+      "corral: a 205 response has no content and cannot take a body",
+    ],
   });
   await app.stop({ graceMs: 100 });
 });

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { App, DecodeError, Duration, HttpError, params } from "corral";
+import { App, DecodeError, Duration, HttpError, middleware, params } from "corral";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
 import { listenQuietly } from "../support/listen-quietly.ts";
 
@@ -145,4 +145,90 @@ test("an onError answer carries exactly one Content-Type line on the wire", asyn
     '{"error":"unprocessable"}',
   ]);
   await app.stop();
+});
+
+test("an error whose answer cannot be drafted, or whose onError or after hook fails, is a logged 500 that keeps middleware headers and runs cleanup; the error answered is logged too when it was a server error", async () => {
+  // Before, an HttpError with a body over the staging (or a header that is no header) escaped
+  // the mapping: the engine wrote a bare 500 without the middleware's headers, no cleanup ran
+  // and nothing was logged. A failing onError or after hook hid one of the two errors.
+  const lines: string[] = [];
+  const outcomes: string[] = [];
+  let onErrorCalls = 0;
+  const app = new App({
+    shared: {},
+    log: { error: (...parts: unknown[]) => lines.push(parts.map(String).join(" ")) },
+  });
+  app.use(
+    middleware({
+      before(ctx) {
+        ctx.response.header("Access-Control-Allow-Origin", "*");
+      },
+      after(ctx) {
+        if (ctx.request.path === "/after-fails") throw new Error("after hook bug");
+      },
+      cleanup(_ctx, outcome) {
+        outcomes.push(outcome);
+      },
+    }),
+  );
+  app.onError((error) => {
+    onErrorCalls++;
+    if (error instanceof Error && error.message === "handler db failure") {
+      throw new Error("onError bug");
+    }
+  });
+  app.route("GET", "/big", () => {
+    throw new HttpError(422, "invalid", { body: { errors: "x".repeat(70_000) } });
+  });
+  app.route("GET", "/bad-header", async () => {
+    await Bun.sleep(1);
+    throw new HttpError(401, "who?", { headers: { "WWW-Authenticate": "Bearer\r\nX-Evil: 1" } });
+  });
+  app.route("GET", "/on-error-fails", () => {
+    throw new Error("handler db failure");
+  });
+  app.route("GET", "/after-fails", () => {
+    throw new HttpError(404, "no such thing");
+  });
+  const server = listenQuietly(app);
+  try {
+    const answers: string[] = [];
+    for (const path of ["/big", "/bad-header", "/on-error-fails", "/after-fails"]) {
+      using client = await RawClient.connect(server.port);
+      client.send(`GET ${path} HTTP/1.1\r\nHost: h\r\n\r\n`);
+      const response = await client.response();
+      answers.push(
+        `${response.status} ${response.header("access-control-allow-origin")} ${response.text.trim()}`,
+      );
+    }
+    expect(answers).toEqual([
+      "500 * Internal Server Error",
+      "500 * Internal Server Error",
+      "500 * Internal Server Error",
+      "500 * Internal Server Error",
+    ]);
+    expect({ outcomes, onErrorCalls }).toEqual({
+      outcomes: ["error", "error", "error", "error"],
+      onErrorCalls: 4,
+    });
+    const failing = (path: string, what: string) =>
+      `corral: GET ${path}: ${what} failed while answering an error; the answer is a bare 500:`;
+    const answered = (path: string) => `corral: GET ${path} answered 500 after an error:`;
+    // The errors answered are logged when they were server errors in their own right: the
+    // 422, 401 and 404 were the client's, made 500s by what failed.
+    expect(lines.map((line) => line.split("\n")[0]!.slice(0, 200))).toEqual([
+      expect.stringContaining(
+        `${failing("/big", "drafting the answer to the error")} ResponseLimitError`,
+      ),
+      expect.stringContaining(
+        `${failing("/bad-header", "drafting the answer to the error")} TypeError`,
+      ),
+      expect.stringContaining(`${failing("/on-error-fails", "onError")} Error: onError bug`),
+      expect.stringContaining(`${answered("/on-error-fails")} Error: handler db failure`),
+      expect.stringContaining(`${failing("/after-fails", "an after hook")} Error: after hook bug`),
+    ]);
+    expect(server.stats().handlerFailures).toBe(5);
+  } finally {
+    await app.stop();
+  }
 });

@@ -96,8 +96,8 @@ export class ResponseDraft {
         `corral: response status must be an integer from 200 to 599, got ${status}`,
       );
     }
-    // RFC 9110 §15.3.5, §15.4.5: the body would be dropped without a word.
-    if ((status === 204 || status === 304) && this.bodyLength > 0) {
+    // RFC 9110 §15.3.5, §15.3.6, §15.4.5: the body would be dropped without a word.
+    if (forbidsContent(status) && this.bodyLength > 0) {
       throw new TypeError(
         `corral: a ${status} response has no content, but ${this.bodyLength} body bytes are drafted`,
       );
@@ -297,9 +297,9 @@ export class ResponseDraft {
     }
   }
 
-  /** RFC 9110 §15.3.5, §15.4.5: a 204 or 304 has no content, so bytes drafted for one are lost. */
+  /** A 204, 205 or 304 has no content, so bytes drafted for one would be lost. */
   #checkContentAllowed(): void {
-    if (this.status === 204 || this.status === 304) {
+    if (forbidsContent(this.status)) {
       throw new TypeError(
         `corral: a ${this.status} response has no content and cannot take a body`,
       );
@@ -332,6 +332,15 @@ export class ResponseDraft {
     }
     return this.worker;
   }
+}
+
+/**
+ * Whether a response of `status` must carry no content: RFC 9110 §15.3.5 (204), §15.3.6 (205: a
+ * server MUST NOT generate content; unlike a 204 it is still framed, with `Content-Length: 0`)
+ * and §15.4.5 (304).
+ */
+export function forbidsContent(status: number): boolean {
+  return status === 204 || status === 205 || status === 304;
 }
 
 /** Writes short ASCII text byte by byte (no encoder, no subarray); false when it is not ASCII. */

@@ -7,7 +7,7 @@ import { FlushTurns } from "./flush-turns.ts";
 import type { HandlerRun } from "./handler-run.ts";
 import type { CachedDateHeader } from "./http-date.ts";
 import type { OutputChannel } from "./output-channel.ts";
-import type { ResponseDraft } from "./response-draft.ts";
+import { forbidsContent, type ResponseDraft } from "./response-draft.ts";
 import { checkDeclaredLength, checkFileRange, checkStreamGrowth } from "./stream-length.ts";
 import { streamFramePrefixBytes } from "./worker-table.ts";
 import { streamFlushWeight, type YoungCollection } from "./young-collection.ts";
@@ -105,11 +105,11 @@ export class StreamFraming {
   }
 
   /**
-   * Throws unless a stream may have `status`: RFC 9110 §15.3.5 and §15.4.5 give 204 and 304 no
-   * content (so no transfer coding either), and the status line is final after the first flush.
+   * Throws unless a stream may have `status`: RFC 9110 gives 204, 205 and 304 no content (so no
+   * stream either; see `forbidsContent`), and the status line is final after the first flush.
    */
   checkStatus(status: number): void {
-    if (status === 204 || status === 304) {
+    if (forbidsContent(status)) {
       throw new TypeError(`corral: a ${status} response has no content and cannot be streamed`);
     }
     if (this.headSent && status !== this.#connection.draft.status) {

@@ -122,3 +122,55 @@ test("a 204 or 304 takes no body: a write, a borrowed body or the status over a 
     ],
   });
 });
+
+test("a 205 takes no body either (RFC 9110 §15.3.6) but is framed with Content-Length: 0; a stream of it is a TypeError", async () => {
+  // A 205 used to carry whatever was written: `205` with `content-length: 4` and a body.
+  const errors: string[] = [];
+  const attempts: Record<string, (exchange: Exchange) => void> = {
+    "/text": (exchange) => {
+      exchange.setStatus(205);
+      exchange.writeText("body");
+    },
+    "/borrow": (exchange) => {
+      exchange.setStatus(205);
+      exchange.borrowBody(new Uint8Array(300));
+    },
+    "/status": (exchange) => {
+      exchange.writeText("kept");
+      exchange.setStatus(205);
+    },
+    "/stream": (exchange) => {
+      exchange.setStatus(205);
+      exchange.stream();
+    },
+    "/empty": (exchange) => exchange.setStatus(205),
+  };
+  await using server = startServer((exchange) => {
+    try {
+      attempts[exchange.path]!(exchange);
+    } catch (error) {
+      errors.push((error as Error).message);
+    }
+  });
+  using client = await RawClient.connect(server.port);
+  client.send(
+    Object.keys(attempts)
+      .map((path) => `GET ${path} HTTP/1.1\r\nHost: h\r\n\r\n`)
+      .join(""),
+  );
+  const answers = await client.responses(5);
+  expect({
+    answers: answers.map(
+      (answer) => `${answer.status} ${answer.header("content-length")} ${answer.text}`,
+    ),
+    errors,
+  }).toEqual({
+    answers: ["205 0 ", "205 0 ", "200 4 kept", "205 0 ", "205 0 "],
+    errors: [
+      "corral: a 205 response has no content and cannot take a body",
+      "corral: a 205 response has no content and cannot take a body",
+      "corral: a 205 response has no content, but 4 body bytes are drafted",
+      "corral: a 205 response has no content and cannot be streamed",
+    ],
+  });
+});
