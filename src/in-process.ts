@@ -1,4 +1,5 @@
 import type { Engine, MemoryConnection } from "corral/engine";
+import { isTokenCode } from "./field-syntax.ts";
 import { decodedResponse } from "./testing/decoded-response.ts";
 import { WireResponseReader } from "./testing/wire-response-reader.ts";
 
@@ -32,6 +33,9 @@ export async function requestInProcess(
     input instanceof Request
       ? new Request(input, init)
       : new Request(new URL(String(input), baseUrl).href, init);
+  // Bun's Request turns a method it does not know into GET ("FOO", "bad method"), and upper-cases
+  // "patch": the wire would carry the method as given, and the App answer it (501, 405).
+  const method = init?.method === undefined ? request.method : requestMethod(init.method);
   const signal = request.signal;
   signal.throwIfAborted();
   const streamedBody = init?.body instanceof ReadableStream ? request.body : null;
@@ -40,7 +44,7 @@ export async function requestInProcess(
       ? new Uint8Array(0)
       : new Uint8Array(await request.arrayBuffer());
   signal.throwIfAborted();
-  const head = requestHead(request, streamedBody !== null, body.length);
+  const head = requestHead(request, method, streamedBody !== null, body.length);
   const source = streamedBody?.getReader();
 
   let connection: MemoryConnection | undefined;
@@ -48,7 +52,7 @@ export async function requestInProcess(
     reader.fail(signal.reason);
     connection?.close();
   };
-  const reader = new WireResponseReader(request.method === "HEAD", {
+  const reader = new WireResponseReader(method === "HEAD", {
     settled() {
       signal.removeEventListener("abort", onAbort);
       source?.cancel().catch(() => {});
@@ -63,9 +67,6 @@ export async function requestInProcess(
     (bytes) => reader.receive(bytes),
     () => reader.closed(),
   );
-  if (connection === undefined) {
-    throw new Error("corral: app.request() found every connection slot taken");
-  }
   signal.addEventListener("abort", onAbort, { once: true });
   connection.send(Buffer.concat([head, body]));
   if (source !== undefined) void sendChunked(source, connection, reader);
@@ -74,9 +75,14 @@ export async function requestInProcess(
 }
 
 /** The request line and headers; framing headers are the client's own, as fetch makes them. */
-function requestHead(request: Request, chunked: boolean, bodyLength: number): Buffer {
+function requestHead(
+  request: Request,
+  method: string,
+  chunked: boolean,
+  bodyLength: number,
+): Buffer {
   const url = new URL(request.url);
-  let head = `${request.method} ${url.pathname}${url.search} HTTP/1.1\r\n`;
+  let head = `${method} ${url.pathname}${url.search} HTTP/1.1\r\n`;
   if (!request.headers.has("host")) head += `Host: ${url.host}\r\n`;
   for (const [name, value] of request.headers) {
     if (name === "content-length" || name === "transfer-encoding") continue;
@@ -84,10 +90,36 @@ function requestHead(request: Request, chunked: boolean, bodyLength: number): Bu
   }
   if (chunked) {
     head += "Transfer-Encoding: chunked\r\n";
-  } else if (bodyLength > 0 || !["GET", "HEAD"].includes(request.method)) {
+  } else if (bodyLength > 0 || !["GET", "HEAD"].includes(method)) {
     head += `Content-Length: ${bodyLength}\r\n`;
   }
   return Buffer.from(`${head}\r\n`, "latin1");
+}
+
+/** Methods the Fetch standard upper-cases when given in another case; others stay as given. */
+const normalizedMethods = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]);
+
+/**
+ * `method` as fetch would send it (Fetch §2.2.1 "normalize": only the six above are upper-cased),
+ * or a `TypeError` when it is no token (RFC 9110 §9.1), which no client could send.
+ */
+function requestMethod(method: string): string {
+  if (!isToken(method)) {
+    throw new TypeError(
+      `corral: app.request() method must be a token, got ${JSON.stringify(method)}`,
+    );
+  }
+  const upper = method.toUpperCase();
+  return normalizedMethods.has(upper) ? upper : method;
+}
+
+/** RFC 9110 §5.6.2: one or more tchar. */
+function isToken(text: string): boolean {
+  if (text.length === 0) return false;
+  for (let index = 0; index < text.length; index++) {
+    if (!isTokenCode(text.charCodeAt(index))) return false;
+  }
+  return true;
 }
 
 /** Sends the body chunk by chunk until it ends or the response no longer needs it. */

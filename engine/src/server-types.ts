@@ -96,13 +96,11 @@ export interface Engine {
   /**
    * Opens an in-memory connection through the same parser, limits and handler, for testing an
    * application without a socket. `onData` receives every byte the engine writes; `onClose` runs
-   * when the engine closes the connection. Returns undefined when every slot is taken; throws
-   * once `stop()` was called.
+   * when the engine closes the connection. When every slot is taken it is refused as a socket
+   * is: `onData` gets the canned 503 (with `Retry-After`) and `onClose` runs before this returns
+   * a connection that ignores what it is sent. Throws once `stop()` was called.
    */
-  connectInMemory(
-    onData: (bytes: Uint8Array) => void,
-    onClose: () => void,
-  ): MemoryConnection | undefined;
+  connectInMemory(onData: (bytes: Uint8Array) => void, onClose: () => void): MemoryConnection;
   /** See `Server.stop`. */
   stop(options?: { readonly graceMs?: number }): Promise<void>;
 }

@@ -23,7 +23,13 @@ import { WorkerScheduler } from "./internal/worker-scheduler.ts";
 import { WorkerTable } from "./internal/worker-table.ts";
 import { countedEdenCollection, YoungCollection } from "./internal/young-collection.ts";
 import { budgetLine, resolveLimits } from "./limits.ts";
-import type { Engine, EngineOptions, ListenOptions, Server } from "./server-types.ts";
+import type {
+  Engine,
+  EngineOptions,
+  ListenOptions,
+  MemoryConnection,
+  Server,
+} from "./server-types.ts";
 import { StatsCounters } from "./stats.ts";
 import { MessageBufferPool } from "./websocket/message-buffer-pool.ts";
 import { WebSocketEngine } from "./websocket/websocket-engine.ts";
@@ -41,6 +47,9 @@ export function listen(options: ListenOptions): Server {
   validatePort(options.port);
   return createEngine(options).listen(options);
 }
+
+/** What a refused in-memory connection is: the 503 and the close were delivered already. */
+const refusedMemoryConnection: MemoryConnection = Object.freeze({ send() {}, close() {} });
 
 function validatePort(port: number): void {
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -278,7 +287,12 @@ export function createEngine(options: EngineOptions): Engine {
     connectInMemory(onData, onClose) {
       if (context.stopping) throw new Error("corral: this engine was stopped");
       const socket = new MemorySocket(onData, onClose);
-      if (!accept(socket)) return undefined;
+      if (!accept(socket)) {
+        // As on the wire: the canned 503 with Retry-After, then the close.
+        onData(serverFull);
+        onClose();
+        return refusedMemoryConnection;
+      }
       startSweep();
       const connection = connections[socket.data]!;
       socket.onPeerEnd = () => {

@@ -196,10 +196,6 @@ export function openInProcessWebSocket(
         else socket.ended();
       },
     );
-    if (connection === undefined) {
-      reject(new Error("corral: every connection slot is taken"));
-      return;
-    }
     connection.send(encoder.encode(`${lines.join("\r\n")}\r\n\r\n`));
   });
 }

@@ -142,3 +142,52 @@ test("after stop() a request rejects with a clear error, whether or not the App 
     await neverServed.request("/").catch((error: Error) => error.message),
   ]).toEqual(["ok", message, message]);
 });
+
+test("app.request() sends the method as given, as the wire carries it: FOO is a 501 and patch is not PATCH; a method that is no token is a TypeError", async () => {
+  // Bun's Request turns an unknown method into GET: FOO ran the GET handler (200) where a client
+  // on the wire got a 501, and "patch" became PATCH.
+  const app = new App({ shared: {} });
+  app.route("GET", "/x", (ctx) => ctx.response.text(200, "get"));
+  app.route("PATCH", "/x", (ctx) => ctx.response.text(200, "patch"));
+  const statuses: string[] = [];
+  for (const method of ["FOO", "patch", "PATCH", "get", "propfind", "PROPFIND"]) {
+    const response = await app.request("/x", { method });
+    statuses.push(
+      `${method} ${response.status} ${response.status === 200 ? await response.text() : ""}`,
+    );
+  }
+  expect(statuses).toEqual([
+    "FOO 501 ",
+    "patch 501 ",
+    "PATCH 200 patch",
+    "get 200 get",
+    "propfind 501 ",
+    "PROPFIND 501 ",
+  ]);
+  expect(() => app.request("/x", { method: "bad method" })).toThrow(
+    new TypeError('corral: app.request() method must be a token, got "bad method"'),
+  );
+  await app.stop();
+});
+
+test("app.request() past the last connection slot answers the canned 503 with Retry-After, as the wire does", async () => {
+  // It threw "found every connection slot taken" where a client would have had a 503.
+  const gate = Promise.withResolvers<void>();
+  const app = new App({ shared: {}, limits: { maxConnections: 2, workers: 2 } });
+  app.route("GET", "/wait", async (ctx) => {
+    await gate.promise;
+    ctx.response.text(200, "waited");
+  });
+  const waiting = [app.request("/wait"), app.request("/wait")];
+  const refused = await app.request("/wait");
+  expect([refused.status, refused.headers.get("retry-after"), await refused.text()]).toEqual([
+    503,
+    "1",
+    "Service Unavailable: too many connections\n",
+  ]);
+  gate.resolve();
+  expect(await Promise.all(waiting.map(async (pending) => (await pending).status))).toEqual([
+    200, 200,
+  ]);
+  await app.stop();
+});
