@@ -21,6 +21,7 @@ export const engineErrors = {
   },
   bodyTooLarge: { status: 413, message: "Content Too Large: request body over the limit" },
   unsupportedTransferCoding: { status: 501, message: "Not Implemented: transfer coding" },
+  connectNotImplemented: { status: 501, message: "Not Implemented: CONNECT (no tunnels)" },
   unsupportedVersion: { status: 505, message: "HTTP Version Not Supported" },
   unsupportedExpectation: { status: 417, message: "Expectation Failed" },
   headerTimeout: { status: 408, message: "Request Timeout: request head not received in time" },

@@ -421,6 +421,31 @@ describe("accepted requests", () => {
       answers: [continueAnswer, answerTo(expected.echo, {})],
     });
   });
+
+  test("Expect as a list with empty elements still gets its 100 (RFC 9110 §10.1.1, §5.6.1); an empty Expect none", async () => {
+    // Both were a 417 and a closed connection: the value was compared whole with 100-continue.
+    await using server = startServer(
+      (exchange) => exchange.writeText(`got ${exchange.body.length}`),
+      serverLimits,
+    );
+    using client = await RawClient.connect(server.port);
+    client.send("PUT /e HTTP/1.1\r\nHost: h\r\nExpect: 100-continue,\r\nContent-Length: 4\r\n\r\n");
+    await client.waitFor(() => client.receivedText.includes("\r\n\r\n"), "an interim answer");
+    const interim = client.receivedText;
+    client.send("bodyPUT /f HTTP/1.1\r\nHost: h\r\nExpect:\r\nContent-Length: 2\r\n\r\nhi");
+    const answers = await client.responses(3);
+    expect({
+      interim,
+      answers: answers.map((answer) => `${answer.status} ${answer.text}`),
+      closed: client.closed,
+      errors: server.stats().errors,
+    }).toEqual({
+      interim: "HTTP/1.1 100 Continue\r\n\r\n",
+      answers: ["100 ", "200 got 4", "200 got 2"],
+      closed: false,
+      errors: {},
+    });
+  });
 });
 
 // ---- rejected requests --------------------------------------------------------------------------
@@ -625,6 +650,20 @@ const invalidCases: readonly InvalidCase[] = [
     `GET / HTTP/1.1\r\n${host}Expect: something-else\r\n\r\n`,
     417,
     "unsupportedExpectation",
+  ],
+  [
+    "CONNECT to host and port, a request pipelined after it: no tunnel, never the handler",
+    `CONNECT h:443 HTTP/1.1\r\nHost: h:443\r\n\r\nGET / HTTP/1.1\r\n${host}\r\n`,
+    501,
+    "connectNotImplemented",
+  ],
+  ["CONNECT to a path", `CONNECT / HTTP/1.1\r\n${host}\r\n`, 400, "malformedRequest"],
+  ["CONNECT without a port", `CONNECT h HTTP/1.1\r\n${host}\r\n`, 400, "malformedRequest"],
+  [
+    "a Content-Length of 20 digits",
+    post("Content-Length: 99999999999999999999\r\n"),
+    413,
+    "bodyTooLarge",
   ],
   [
     "Content-Length over maxBodyBytes, body not sent",

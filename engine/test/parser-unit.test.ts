@@ -208,19 +208,6 @@ const validHeads: readonly ValidHead[] = [
     },
   },
   {
-    name: "authority-form CONNECT",
-    request: "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n",
-    view: {
-      method: "CONNECT",
-      target: "example.com:443",
-      path: "",
-      query: null,
-      versionMinor: 1,
-      headers: ["Host=example.com:443"],
-      ...plain,
-    },
-  },
-  {
     name: "HTTP/1.0 without Host does not keep alive",
     request: "GET /old HTTP/1.0\r\n\r\n",
     view: {
@@ -333,6 +320,51 @@ const validHeads: readonly ValidHead[] = [
       chunked: true,
       keepAlive: false,
       expectContinue: true,
+    },
+  },
+  {
+    name: "a Content-Length of 16 digits, zeros first, is its value (RFC 9110 §8.6: 1*DIGIT)",
+    request: "POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: 0000000000000003\r\n\r\n",
+    rest: "abc",
+    view: {
+      method: "POST",
+      target: "/p",
+      path: "/p",
+      query: null,
+      versionMinor: 1,
+      headers: ["Host=h", "Content-Length=0000000000000003"],
+      ...plain,
+      contentLength: 3,
+    },
+  },
+  {
+    name: "Expect as a list (RFC 9110 §10.1.1): empty elements, 100-continue twice",
+    request:
+      "PUT /u HTTP/1.1\r\nHost: h\r\nExpect: , 100-continue,,100-continue ,\r\nContent-Length: 1\r\n\r\n",
+    rest: "x",
+    view: {
+      method: "PUT",
+      target: "/u",
+      path: "/u",
+      query: null,
+      versionMinor: 1,
+      headers: ["Host=h", "Expect=, 100-continue,,100-continue ,", "Content-Length=1"],
+      ...plain,
+      contentLength: 1,
+      expectContinue: true,
+    },
+  },
+  {
+    name: "an empty Expect expects nothing",
+    request: "GET / HTTP/1.1\r\nHost: h\r\nExpect:\r\n\r\n",
+    view: {
+      method: "GET",
+      target: "/",
+      path: "/",
+      query: null,
+      versionMinor: 1,
+      headers: ["Host=h", "Expect="],
+      ...plain,
     },
   },
   {
@@ -535,6 +567,41 @@ const invalidHeads: ReadonlyArray<readonly [string, string, EngineErrorName]> = 
     "an unknown expectation",
     "GET / HTTP/1.1\r\nHost: h\r\nExpect: something-else\r\n\r\n",
     "unsupportedExpectation",
+  ],
+  [
+    "an unknown expectation beside 100-continue",
+    "GET / HTTP/1.1\r\nHost: h\r\nExpect: 100-continue, something-else\r\n\r\n",
+    "unsupportedExpectation",
+  ],
+  // RFC 9112 §3.2.3: CONNECT takes host ":" port; a valid one asks for a tunnel, not made (501).
+  [
+    "a CONNECT to host and port (no tunnels)",
+    "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n",
+    "connectNotImplemented",
+  ],
+  [
+    "a CONNECT to an IPv6 literal and port (no tunnels)",
+    "CONNECT [::1]:8443 HTTP/1.1\r\nHost: [::1]:8443\r\n\r\n",
+    "connectNotImplemented",
+  ],
+  ["a CONNECT to a path", "CONNECT / HTTP/1.1\r\nHost: h\r\n\r\n", "malformedRequest"],
+  ["a CONNECT without a port", "CONNECT h HTTP/1.1\r\nHost: h\r\n\r\n", "malformedRequest"],
+  ["a CONNECT with an empty port", "CONNECT h: HTTP/1.1\r\nHost: h\r\n\r\n", "malformedRequest"],
+  ["a CONNECT to a port alone", "CONNECT :443 HTTP/1.1\r\nHost: h\r\n\r\n", "malformedRequest"],
+  [
+    "a CONNECT to an absolute URI",
+    "CONNECT http://h:80/ HTTP/1.1\r\nHost: h\r\n\r\n",
+    "malformedRequest",
+  ],
+  [
+    "a Content-Length of 20 digits: over every limit",
+    "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999999999999999\r\n\r\n",
+    "bodyTooLarge",
+  ],
+  [
+    "a long Content-Length with a letter at its end",
+    "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 9999999999999999999x\r\n\r\n",
+    "malformedRequest",
   ],
   [
     "Content-Length over maxBodyBytes (100)",

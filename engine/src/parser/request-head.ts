@@ -268,12 +268,10 @@ function interpretField(
     return 0;
   }
   if (nameLength === 6 && nameIs(head, nameStart, nameEnd, "expect")) {
-    // RFC 9110 §10.1.1: only 100-continue is known; HTTP/1.0 expectations are ignored.
+    // RFC 9110 §10.1.1: Expect = #expectation, of which only 100-continue is known; empty
+    // elements (and an empty field) mean nothing (§5.6.1). HTTP/1.0 expectations are ignored.
     if (head.versionMinor === 0) return 0;
-    if (!nameIs(head, valueStart, valueEnd, "100-continue")) {
-      return errorCode.unsupportedExpectation;
-    }
-    head.expectContinue = true;
+    return forEachListElement(head, valueStart, valueEnd, visitExpectation);
   }
   return 0;
 }
@@ -284,14 +282,17 @@ function interpretContentLength(
   valueEnd: number,
   limits: HeadLimits,
 ): number {
-  // RFC 9110 §8.6: Content-Length = 1*DIGIT; a repeated field must carry the same value.
-  if (valueStart === valueEnd || valueEnd - valueStart > 15) return errorCode.malformedRequest;
+  // RFC 9110 §8.6: Content-Length = 1*DIGIT (leading zeros allowed); a repeated field must carry
+  // the same value. A length no limit can reach (past 2^53) is over the limit: 413, not 400.
+  if (valueStart === valueEnd) return errorCode.malformedRequest;
   let length = 0;
   for (let index = valueStart; index < valueEnd; index++) {
     const digit = head.buffer[head.base + index]! - 0x30;
     if (digit < 0 || digit > 9) return errorCode.malformedRequest;
+    // Past 2^53 the sum is no longer exact, but stays past every limit (all are safe integers).
     length = length * 10 + digit;
   }
+  if (!Number.isSafeInteger(length)) return errorCode.bodyTooLarge;
   if (head.contentLength >= 0 && head.contentLength !== length) return errorCode.malformedRequest;
   head.contentLength = length;
   if (length > limits.maxBodyBytes) return errorCode.bodyTooLarge;
@@ -305,6 +306,12 @@ function interpretContentLength(
 function visitConnectionOption(head: ParsedHead, start: number, end: number): number {
   if (nameIs(head, start, end, "close")) head.connectionClose = true;
   else if (nameIs(head, start, end, "keep-alive")) head.connectionKeepAlive = true;
+  return 0;
+}
+
+function visitExpectation(head: ParsedHead, start: number, end: number): number {
+  if (!nameIs(head, start, end, "100-continue")) return errorCode.unsupportedExpectation;
+  head.expectContinue = true;
   return 0;
 }
 

@@ -99,6 +99,8 @@ export function finishRequestLine(
   head.targetEnd = targetEnd;
   const versionResult = parseVersion(head, targetEnd + 1, lineEnd);
   if (versionResult !== 0) return versionResult;
+  // The length is compared first: other methods pay one comparison.
+  if (methodIs(head, lineStart, "CONNECT")) return connectTarget(head, methodEnd + 1, targetEnd);
   if (targetChecked) return 0;
   return parseTarget(head, lineStart, methodEnd + 1, targetEnd);
 }
@@ -142,15 +144,25 @@ function parseTarget(head: ParsedHead, methodStart: number, start: number, end: 
     head.pathEnd = end;
     return 0;
   }
-  // RFC 9112 §3.2.3: authority-form only for CONNECT.
-  if (methodIs(head, methodStart, "CONNECT")) {
-    const result = scanAuthority(head, start, end);
-    if (result !== end) return errorCode.malformedRequest;
-    head.pathStart = end;
-    head.pathEnd = end;
-    return 0;
-  }
   return parseAbsoluteForm(head, start, end);
+}
+
+/**
+ * RFC 9112 §3.2.3: a CONNECT target is the authority-form, host ":" port, and nothing else (400
+ * otherwise). A valid one asks for a tunnel, which the engine does not make: a 501. Handing it to
+ * the application could only go wrong: a 2xx answer to CONNECT turns the connection into a
+ * tunnel for the client, which then reads what follows as tunnel bytes (RFC 9110 §9.3.6, RFC
+ * 9112 §6.3), while the engine would go on answering requests on it.
+ */
+function connectTarget(head: ParsedHead, start: number, end: number): number {
+  if (scanAuthority(head, start, end) !== end) return errorCode.malformedRequest;
+  const buffer = head.buffer;
+  let portStart = end;
+  while (portStart > start && isDigit(buffer[head.base + portStart - 1]!)) portStart--;
+  if (portStart === end || portStart === start || buffer[head.base + portStart - 1] !== COLON) {
+    return errorCode.malformedRequest;
+  }
+  return errorCode.connectNotImplemented;
 }
 
 function parseAbsoluteForm(head: ParsedHead, start: number, end: number): number {
