@@ -657,6 +657,12 @@ const invalidCases: readonly InvalidCase[] = [
     501,
     "connectNotImplemented",
   ],
+  [
+    "an absolute-form target naming another host than Host",
+    "GET http://evil.example/ HTTP/1.1\r\nHost: good.example\r\n\r\n",
+    400,
+    "malformedRequest",
+  ],
   ["CONNECT to a path", `CONNECT / HTTP/1.1\r\n${host}\r\n`, 400, "malformedRequest"],
   ["CONNECT without a port", `CONNECT h HTTP/1.1\r\n${host}\r\n`, 400, "malformedRequest"],
   [

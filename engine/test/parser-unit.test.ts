@@ -368,6 +368,19 @@ const validHeads: readonly ValidHead[] = [
     },
   },
   {
+    name: "an absolute-form target and a Host naming it in another case",
+    request: "GET http://Example.COM:8080/a HTTP/1.1\r\nHost: example.com:8080\r\n\r\n",
+    view: {
+      method: "GET",
+      target: "http://Example.COM:8080/a",
+      path: "/a",
+      query: null,
+      versionMinor: 1,
+      headers: ["Host=example.com:8080"],
+      ...plain,
+    },
+  },
+  {
     name: "an empty Host is accepted (RFC 9112 §3.2)",
     request: "GET http://h/ HTTP/1.1\r\nHost:\r\n\r\n",
     view: {
@@ -591,6 +604,16 @@ const invalidHeads: ReadonlyArray<readonly [string, string, EngineErrorName]> = 
   [
     "a CONNECT to an absolute URI",
     "CONNECT http://h:80/ HTTP/1.1\r\nHost: h\r\n\r\n",
+    "malformedRequest",
+  ],
+  [
+    "an absolute-form target naming another host than Host",
+    "GET http://evil.example/host HTTP/1.1\r\nHost: good.example\r\n\r\n",
+    "malformedRequest",
+  ],
+  [
+    "an absolute-form target whose port differs from Host's",
+    "GET http://h:8080/ HTTP/1.1\r\nHost: h\r\n\r\n",
     "malformedRequest",
   ],
   [

@@ -43,6 +43,9 @@ export class ParsedHead {
   readonly coldOffsets: Uint32Array;
 
   hostCount = 0;
+  /** The Host field's value, once `hostCount` is 1. */
+  hostValueStart = 0;
+  hostValueEnd = 0;
   contentLength = -1;
   chunked = false;
   transferEncodingSeen = false;

@@ -1,5 +1,6 @@
 import { errorCode } from "../errors.ts";
 import { fieldValueBytes, tokenBytes } from "./character-classes.ts";
+import { hostNamesTarget } from "./host-target.ts";
 import type { ParsedHead } from "./parsed-head.ts";
 import {
   finishRequestLine,
@@ -254,6 +255,8 @@ function interpretField(
     head.hostCount++;
     // RFC 9112 §3.2: more than one Host, or an invalid one, is a 400.
     if (head.hostCount > 1) return errorCode.malformedRequest;
+    head.hostValueStart = valueStart;
+    head.hostValueEnd = valueEnd;
     if (valueStart === valueEnd) return 0;
     return scanAuthority(head, valueStart, valueEnd) === valueEnd ? 0 : errorCode.malformedRequest;
   }
@@ -363,6 +366,9 @@ function isWhitespace(byte: number): boolean {
 function finishHead(head: ParsedHead, limits: HeadLimits): number {
   // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400.
   if (head.versionMinor >= 1 && head.hostCount === 0) return errorCode.malformedRequest;
+  if (head.pathStart !== head.targetStart && !hostNamesTarget(head)) {
+    return errorCode.malformedRequest;
+  }
   if (head.transferEncodingSeen) {
     // RFC 9112 §6.1: Transfer-Encoding in HTTP/1.0 means faulty framing; §6.3: with
     // Content-Length it is a smuggling risk; a coding list not ending in chunked is a 400.
