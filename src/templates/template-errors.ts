@@ -2,8 +2,9 @@ import type { ResponseLimitError } from "corral/engine";
 
 /**
  * A template or partial given to `new TemplateSet()` does not compile: a Mustache syntax error
- * (an unclosed tag or section, a section closed by another name, invalid delimiters) or an
- * include of a partial that is not defined. Thrown at construction, so a broken template stops
+ * (an unclosed tag or section, a section closed by another name, invalid delimiters), an
+ * include of a partial that is not defined, or a partial that includes itself (directly or
+ * through others) outside any section, which would render forever. Thrown at construction, so a broken template stops
  * the App at startup instead of failing a request. A `TypeError`: it is a mistake in the program.
  *
  * @example

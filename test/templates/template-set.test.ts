@@ -181,6 +181,54 @@ describe("compiled at construction", () => {
     ]);
   });
 
+  test("a partial including itself outside any section fails at construction; inside a section the data ends it", () => {
+    // It built, then every render overflowed the stack: a RangeError per request.
+    const cases: { templates: { page: string }; partials: Record<string, string> }[] = [
+      { templates: { page: "{{> x}}" }, partials: { x: "a{{> x}}" } },
+      { templates: { page: "{{> a}}" }, partials: { a: "{{#on}}{{/on}}{{> b}}", b: "{{> a}}" } },
+    ];
+    const messages = cases.map((options) => compileError(() => new TemplateSet(options)).message);
+    expect(messages).toEqual([
+      'corral: partial "x" does not compile: it includes itself outside any section (x > x), so it would render forever',
+      'corral: partial "a" does not compile: it includes itself outside any section (a > b > a), so it would render forever',
+    ]);
+    const tree = new TemplateSet({
+      templates: { page: "{{#root}}{{> node}}{{/root}}" },
+      partials: { node: "<{{name}}>{{#children}}{{> node}}{{/children}}</{{name}}>" },
+    });
+    const leaf = { name: "c", children: [] };
+    expect(
+      tree.renderString("page", {
+        root: { name: "a", children: [{ name: "b", children: [leaf] }] },
+      }),
+    ).toBe("<a><b><c></c></b></a>");
+  });
+
+  test("partials nested past maxPartialDepth (64) by their data are a RangeError naming the template, not a stack overflow", () => {
+    const tree = new TemplateSet({
+      templates: { page: "{{#root}}{{> node}}{{/root}}" },
+      partials: { node: "{{#child}}{{> node}}{{/child}}." },
+    });
+    // A leaf says it has no child: Mustache would find its parent's in the context stack.
+    const nested = (depth: number): object => {
+      let node: object = { child: false };
+      for (let level = 0; level < depth; level++) node = { child: node };
+      return node;
+    };
+    // The page's include and 63 more: at the limit.
+    expect(tree.renderString("page", { root: nested(63) })).toBe(".".repeat(64));
+    expect(() => tree.renderString("page", { root: nested(64) })).toThrow(
+      new RangeError(
+        'corral: template "page": partials nested more than 64 deep at "node" (a partial including itself as deep as its data goes?)',
+      ),
+    );
+    // The set renders on afterwards.
+    expect(tree.renderString("page", { root: nested(2) })).toBe("...");
+    expect(() => tree.renderString("page", { root: nested(100_000) })).toThrow(
+      "partials nested more than 64 deep",
+    );
+  });
+
   test("a source that is not a string, missing templates and a bad maxPageBytes are mistakes", () => {
     const notText = { page: 42 } as unknown as Record<string, string>;
     expect(compileError(() => new TemplateSet({ templates: notText })).message).toBe(

@@ -32,6 +32,44 @@ export function compileSources(
       }
     }
   }
+  checkNoEndlessInclude(parsed);
+}
+
+/**
+ * Throws when a partial includes itself, directly or through others, outside every section: it
+ * would render forever, whatever the data (inside a section, as a tree's node partial includes
+ * itself for each child, the data ends it).
+ */
+function checkNoEndlessInclude(parsed: readonly [SourceKind, string, readonly TemplateToken[]][]) {
+  const always = new Map<string, string[]>();
+  for (const [kind, name, tokens] of parsed) {
+    if (kind === "partial") always.set(name, unconditionalPartials(tokens));
+  }
+  // Depth-first, each partial finished once: linear in the includes.
+  const finished = new Set<string>();
+  const path: string[] = [];
+  const visit = (name: string): void => {
+    if (finished.has(name)) return;
+    const loopStart = path.indexOf(name);
+    if (loopStart >= 0) {
+      const loop = [...path.slice(loopStart), name].join(" > ");
+      throw new TemplateCompileError(
+        "partial",
+        name,
+        `it includes itself outside any section (${loop}), so it would render forever`,
+      );
+    }
+    path.push(name);
+    for (const included of always.get(name) ?? []) visit(included);
+    path.pop();
+    finished.add(name);
+  };
+  for (const name of always.keys()) visit(name);
+}
+
+/** The partials a token list includes outside any section. */
+function unconditionalPartials(tokens: readonly TemplateToken[]): string[] {
+  return tokens.filter((token) => token[0] === ">").map((token) => token[1]);
 }
 
 function parseSource(

@@ -27,6 +27,13 @@ const uncached = undefined as unknown as TemplateCache;
 /** Strings parsed at render time that may still be cached (re-indented partials, lambda text). */
 export const renderTimeCacheEntries = 256;
 
+/**
+ * Partials rendering inside one another, at most: a partial that includes itself for as long as
+ * its data nests (a tree) stops here with a `RangeError` naming the template, where it would
+ * overflow the stack. Pages nest far less.
+ */
+export const maxPartialDepth = 64;
+
 /** A token of a parsed template: `[kind, value, start, end, ...]`, as mustache.js makes them. */
 export type TemplateToken = readonly [string, string, number, number, ...unknown[]];
 
@@ -55,6 +62,8 @@ interface PageBudget {
 export class PageWriter extends Mustache.Writer {
   declare templateCache: TemplateCache;
   #budget: PageBudget | undefined;
+  /** Partials being rendered inside one another now. */
+  #partialDepth = 0;
   /** Made on the first page rendered to bytes, and kept. */
   #bytes: PageBytes | undefined;
   /** A page is being rendered to bytes (a lambda rendering another page gets a string). */
@@ -215,6 +224,27 @@ export class PageWriter extends Mustache.Writer {
       token[encodedPlace] = encoded;
     }
     return encoded === null ? bytes.write(token[1], false) : bytes.writeEncoded(encoded, token[1]);
+  }
+
+  override renderPartial(
+    token: string[],
+    context: Mustache.Context,
+    partials?: Mustache.PartialsOrLookupFn,
+    config?: RenderOptions,
+  ): string {
+    if (this.#partialDepth === maxPartialDepth) {
+      // Each level's `finally` below brings the count back to 0 as the error unwinds.
+      const name = this.#budget?.templateName ?? "(a string)";
+      throw new RangeError(
+        `corral: template "${name}": partials nested more than ${maxPartialDepth} deep at "${token[1]}" (a partial including itself as deep as its data goes?)`,
+      );
+    }
+    this.#partialDepth++;
+    try {
+      return super.renderPartial(token, context, partials, config);
+    } finally {
+      this.#partialDepth--;
+    }
   }
 
   override render(
