@@ -8,8 +8,8 @@ import { validateEngineOptions } from "./internal/engine-options.ts";
 import type { EngineSocket } from "./internal/engine-socket.ts";
 import {
   buildErrorResponses,
+  CannedSlowHeadResponse,
   cannedServerFullResponse,
-  cannedSlowHeadResponse,
 } from "./internal/error-responses.ts";
 import { FreeList } from "./internal/free-list.ts";
 import { HeaderLineCache, headerLineCacheBytes } from "./internal/header-line-cache.ts";
@@ -128,6 +128,7 @@ export function createEngine(options: EngineOptions): Engine {
   const connections = slots.bySlot;
   context.scheduler.attach(slots.leases);
   const serverFull = cannedServerFullResponse(limits);
+  const slowHeadAnswer = new CannedSlowHeadResponse(context.date.bytes.length);
 
   /**
    * Closes the connection idle longest to make room (RFC 9112 §9.5 lets a server close an idle
@@ -154,7 +155,8 @@ export function createEngine(options: EngineOptions): Engine {
     const connection = connections[slot]!;
     stats.slowHeadsReclaimed++;
     stats.countResponse(408);
-    connection.socket?.write(cannedSlowHeadResponse, 0, cannedSlowHeadResponse.length);
+    const answer = slowHeadAnswer.withDate(context.date.bytes);
+    connection.socket?.write(answer, 0, answer.length);
     connection.close();
     return true;
   }

@@ -47,12 +47,31 @@ export function cannedServerFullResponse(limits: Limits): Uint8Array {
   );
 }
 
-/** Written straight to a slow head's socket before it is closed to admit a new connection. */
-export const cannedSlowHeadResponse: Uint8Array = cannedResponse(
-  "408 Request Timeout",
-  `${engineErrors.headerTimeout.message}\n`,
-  "",
-);
+/**
+ * Written straight to a slow head's socket before it is closed to admit a new connection: made
+ * once, its `Date` line (a 4xx must carry one, RFC 9110 §6.6.1) copied in at each use.
+ */
+export class CannedSlowHeadResponse {
+  readonly #bytes: Uint8Array;
+  readonly #dateAt: number;
+
+  constructor(dateLineLength: number) {
+    const statusLine = asciiBytes("HTTP/1.1 408 Request Timeout\r\n");
+    const rest = cannedResponse("", `${engineErrors.headerTimeout.message}\n`, "").subarray(
+      "HTTP/1.1 \r\n".length,
+    );
+    this.#bytes = new Uint8Array(statusLine.length + dateLineLength + rest.length);
+    this.#bytes.set(statusLine, 0);
+    this.#dateAt = statusLine.length;
+    this.#bytes.set(rest, this.#dateAt + dateLineLength);
+  }
+
+  /** The answer with `dateLine` (`Date: ...\r\n`, of the length given at construction). */
+  withDate(dateLine: Uint8Array): Uint8Array {
+    this.#bytes.set(dateLine, this.#dateAt);
+    return this.#bytes;
+  }
+}
 
 function cannedResponse(status: string, body: string, extraLines: string): Uint8Array {
   return asciiBytes(
