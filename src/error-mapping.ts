@@ -19,7 +19,9 @@ const internalServerError: ErrorAnswer = Object.freeze({
  * Told of an error met while answering another one (`what` failed: drafting the error's own
  * answer, `onError`), which made the answer a bare 500: the App logs it beside the first.
  */
-export type AnswerFailure = (what: string, thrown: unknown) => void;
+export interface AnswerFailures {
+  report(what: string, thrown: unknown): void;
+}
 
 /**
  * The one place an error becomes a response. The failed handler's draft (status, headers, body)
@@ -28,7 +30,7 @@ export type AnswerFailure = (what: string, thrown: unknown) => void;
  * nothing about the error. An answer that cannot be drafted (a body over the staging, a header
  * that is no header) is a bare 500 instead. `onError` then sees every error with that answer
  * drafted: it may leave it, replace it, or rethrow the error it got to keep it; any other throw
- * is a bare 500. Either failure goes to `failed`. The App's `after` hooks run on the answer
+ * is a bare 500. Either failure goes to `failures`. The App's `after` hooks run on the answer
  * afterwards.
  */
 export function mapError(
@@ -36,20 +38,20 @@ export function mapError(
   exchange: Exchange,
   error: unknown,
   handling: ErrorHandling,
-  failed: AnswerFailure,
+  failures: AnswerFailures,
 ): void | Promise<void> {
   discard(ctx, exchange);
   try {
     writeErrorAnswer(ctx.response, answerOf(error) ?? internalServerError, handling.format);
   } catch (thrown) {
-    failed("drafting the answer to the error", thrown);
+    failures.report("drafting the answer to the error", thrown);
     internalError(ctx, exchange, handling.format);
   }
   const onError = handling.onError;
   if (onError === undefined) return;
   const keepOrFail = (thrown: unknown) => {
     if (thrown === error) return;
-    failed("onError", thrown);
+    failures.report("onError", thrown);
     internalError(ctx, exchange, handling.format);
   };
   try {

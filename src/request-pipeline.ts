@@ -1,7 +1,12 @@
 import type { Exchange } from "corral/engine";
 import { type AnyContext, Context } from "./context.ts";
 import { type ContinuationSpec, runContinuation } from "./continuation.ts";
-import { type ErrorHandling, internalError, mapError } from "./error-mapping.ts";
+import {
+  type AnswerFailures,
+  type ErrorHandling,
+  internalError,
+  mapError,
+} from "./error-mapping.ts";
 import { answerRouteMiss, type MissHandlers } from "./errors/route-miss.ts";
 import { answerOf } from "./errors/status-error.ts";
 import type { HandlerFailures } from "./handler-failures.ts";
@@ -369,10 +374,10 @@ export class RequestPipeline {
     }
     if (!exchange.hasWorker) return this.#failedWithoutWorker(ctx, exchange, error);
     ctx.error = error;
-    const answering: ErrorAnswering = { failed: false };
-    const mapped = mapError(ctx, exchange, error, this.errorHandling, (what, thrown) =>
-      this.#answerFailed(ctx, exchange, answering, what, thrown),
-    );
+    // An object, not a closure: #failed may be inlined into handle, where a closure over ctx
+    // and exchange would make every request allocate a scope for them.
+    const answering = new ErrorAnswering(this.#failures, ctx, exchange);
+    const mapped = mapError(ctx, exchange, error, this.errorHandling, answering);
     if (mapped instanceof Promise) {
       return mapped.then(() => this.#answerError(ctx, exchange, answering));
     }
@@ -411,20 +416,8 @@ export class RequestPipeline {
     hookError: unknown,
   ): void {
     internalError(ctx, exchange, this.errorHandling.format);
-    this.#answerFailed(ctx, exchange, answering, "an after hook", hookError);
+    answering.report("an after hook", hookError);
     this.#mapped(ctx, exchange, ctx.error, answering);
-  }
-
-  /** Something failed while the error was answered: logged, the answer a bare 500 now. */
-  #answerFailed(
-    ctx: AnyContext,
-    exchange: Exchange,
-    answering: ErrorAnswering,
-    what: string,
-    thrown: unknown,
-  ): void {
-    answering.failed = true;
-    this.#failures.answerFailed(ctx, exchange, what, thrown);
   }
 
   /**
@@ -465,9 +458,24 @@ export class RequestPipeline {
   }
 }
 
-/** Whether something failed while an error was answered (it is logged then, beside the error). */
-interface ErrorAnswering {
-  failed: boolean;
+/** What failed while one error was answered: each logged at once, and whether any did. */
+class ErrorAnswering implements AnswerFailures {
+  failed = false;
+  readonly #failures: HandlerFailures;
+  readonly #ctx: AnyContext;
+  readonly #exchange: Exchange;
+
+  constructor(failures: HandlerFailures, ctx: AnyContext, exchange: Exchange) {
+    this.#failures = failures;
+    this.#ctx = ctx;
+    this.#exchange = exchange;
+  }
+
+  /** `what` threw while the error was answered: logged; the answer is a bare 500 now. */
+  report(what: string, thrown: unknown): void {
+    this.failed = true;
+    this.#failures.answerFailed(this.#ctx, this.#exchange, what, thrown);
+  }
 }
 
 /** One middleware as the chain runs it: its hooks, each present or undefined. */
