@@ -39,6 +39,16 @@ describe("chat example", () => {
     socket.close();
   });
 
+  test("/chat: two 4000-byte messages in a row are both delivered (each counted on its own)", async () => {
+    // The second was refused with 1009: its size was added to the first's (4096 per message).
+    const { socket, received } = await bunClient("/chat?room=sizes");
+    socket.send("a".repeat(4000));
+    socket.send("b".repeat(4000));
+    await until(() => received.length === 2, "both messages back");
+    expect(received).toEqual(["a".repeat(4000), "b".repeat(4000)]);
+    socket.close();
+  });
+
   test("/echo with the ws package: 16 MiB exactly is echoed whole", async () => {
     const socket = new WebSocketClient(`ws://127.0.0.1:${chat.port}/echo`);
     await new Promise((resolve) => socket.once("open", resolve));

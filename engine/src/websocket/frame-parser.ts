@@ -282,15 +282,21 @@ export class FrameParser {
       length = high * 0x1_0000_0000 + low;
       if (length < 0x1_0000) return this.#error(closeCodes.protocolError, "length not minimal");
     }
-    if ((header[0]! & 0x0f) < opcodeClose) {
+    const opcode = header[0]! & 0x0f;
+    if (opcode < opcodeClose) {
       const limits = this.#limits;
       if (length > limits.maxFrameBytes) {
         return this.#error(closeCodes.messageTooBig, "frame over maxFrameBytes");
       }
-      if (this.#messageBytes + length > limits.maxMessageBytes) {
+      // A message's first frame starts its counts afresh: the counters still hold the previous
+      // message's until #headerDone (counted against them, two 4000-byte messages were a 1009).
+      const continuing = opcode === opcodeContinuation;
+      const messageBytes = continuing ? this.#messageBytes : 0;
+      const fragments = continuing ? this.#fragments : 0;
+      if (messageBytes + length > limits.maxMessageBytes) {
         return this.#error(closeCodes.messageTooBig, "message over maxMessageBytes");
       }
-      if (this.#fragments + 1 > limits.maxFragments) {
+      if (fragments + 1 > limits.maxFragments) {
         return this.#error(closeCodes.messageTooBig, "message over maxFragments");
       }
     }

@@ -137,6 +137,33 @@ const accepted: ReadonlyArray<readonly [string, Uint8Array, Event[]]> = [
     [{ message: "m".repeat(512), opcode: 2 }],
   ],
   [
+    // Each message is counted on its own: the second used to be counted on top of the first.
+    "two messages in a row, each of 512 of the 1024 maxMessageBytes and more together",
+    concatBytes(
+      clientFrame(2, "a".repeat(512), { final: false }),
+      clientFrame(0, "b".repeat(400)),
+      clientFrame(2, "c".repeat(512)),
+    ),
+    [
+      { message: "a".repeat(512) + "b".repeat(400), opcode: 2 },
+      { message: "c".repeat(512), opcode: 2 },
+    ],
+  ],
+  [
+    "a message of maxFragments fragments, then a message of one frame",
+    concatBytes(
+      clientFrame(1, "1", { final: false }),
+      clientFrame(0, "2", { final: false }),
+      clientFrame(0, "3", { final: false }),
+      clientFrame(0, "4"),
+      clientFrame(1, "5"),
+    ),
+    [
+      { message: "1234", opcode: 1 },
+      { message: "5", opcode: 1 },
+    ],
+  ],
+  [
     "message exactly maxMessageBytes in 2 frames",
     concatBytes(clientFrame(2, "a".repeat(512), { final: false }), clientFrame(0, "b".repeat(512))),
     [{ message: "a".repeat(512) + "b".repeat(512), opcode: 2 }],
