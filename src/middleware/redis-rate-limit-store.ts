@@ -14,11 +14,14 @@ local interval = window / limit
 local stored = tonumber(redis.call('GET', KEYS[1]) or '0')
 local arrival = math.max(stored, now)
 local nextArrival = arrival + interval
-if nextArrival - now > window + 0.000001 then
+-- Times since the epoch in ms (about 1.7e12) carry rounding errors of about 1e-4 ms that add
+-- up over a burst: exact sums are whole intervals, so half an interval of slack decides.
+if nextArrival - now > window + interval / 2 then
   return {0, 0, math.ceil(arrival - now), math.ceil(nextArrival - now - window)}
 end
-redis.call('SET', KEYS[1], tostring(nextArrival), 'PX', math.ceil(nextArrival - now) + 1)
-local remaining = math.floor((window - (nextArrival - now)) / interval + 0.000000001)
+-- %.17g keeps every digit (tostring kept 14, rounding the stored time up by up to 0.05 ms).
+redis.call('SET', KEYS[1], string.format('%.17g', nextArrival), 'PX', math.ceil(nextArrival - now) + 1)
+local remaining = math.floor((window - (nextArrival - now)) / interval + 0.5)
 return {1, remaining, math.ceil(nextArrival - now), 0}
 `;
 

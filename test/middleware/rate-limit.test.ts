@@ -113,3 +113,37 @@ test("the Redis store shares one limit between two Apps (two processes' worth)",
   for (const connection of connections) connection.close();
   await Promise.all(apps.map((app) => app.stop()));
 });
+
+test("Redis store: a burst of exactly the limit passes with remaining limit-1 down to 0, whatever the limit and window; one more is refused", async () => {
+  // The stored time kept 14 digits and the check had a 1e-6 ms slack: rounding errors of about
+  // 1e-4 ms added up, and bursts of exactly 6, 7, 9, 15 or 18 got a 429 (and remaining one low).
+  const connection = await RedisConnection.open({ url: redis.url });
+  const store = new RedisRateLimitStore(connection, { keyPrefix: `burst:${Date.now()}:` });
+  const outcomes: string[] = [];
+  for (const [limit, windowMs] of [
+    [6, 1000],
+    [7, 1000],
+    [9, 60_000],
+    [15, 1000],
+    [18, 1000],
+    [19, 60_000],
+  ] as const) {
+    for (let trial = 0; trial < 5; trial++) {
+      const key = `${limit}:${windowMs}:${trial}`;
+      const burst = await Promise.all(
+        Array.from({ length: limit + 1 }, () => store.check(key, limit, windowMs)),
+      );
+      const allowed = burst.filter((decision) => decision.allowed).length;
+      const remaining = burst
+        .filter((decision) => decision.allowed)
+        .map((decision) => decision.remaining)
+        .sort((a, b) => b - a);
+      const expected = Array.from({ length: limit }, (_, index) => limit - 1 - index);
+      if (allowed !== limit || remaining.join() !== expected.join()) {
+        outcomes.push(`${key}: ${allowed} allowed, remaining ${remaining.join()}`);
+      }
+    }
+  }
+  expect(outcomes).toEqual([]);
+  connection.close();
+});
