@@ -61,3 +61,41 @@ test("each header can be replaced or left out; HSTS and upgrade-insecure-request
   });
   await app.stop();
 });
+
+test("option names are matched without case: a lower-case name replaces or removes its default, never a second line", async () => {
+  // Lower-case names added a line beside the default (two X-Frame-Options, two HSTS) and
+  // `false` removed nothing.
+  const app = new App({ shared: {} }).use(
+    secureHeaders({
+      headers: {
+        "x-frame-options": false,
+        "strict-transport-security": "max-age=60",
+        "content-security-policy": "default-src 'none'",
+      },
+      behindTls: true,
+    }),
+  );
+  app.get("/", (ctx) => ctx.response.text(200, "ok"));
+  const headers = await headersOf(app);
+  expect({
+    frame: headers["x-frame-options"],
+    hsts: headers["strict-transport-security"],
+    csp: headers["content-security-policy"],
+  }).toEqual({ frame: undefined, hsts: "max-age=60", csp: "default-src 'none'" });
+  await app.stop();
+});
+
+test("a bad header name or value is a TypeError when the middleware is made, not a 500 per request; a handler replaces a header by removing it first", async () => {
+  expect(() => secureHeaders({ headers: { "X-Evil": "a\r\nb" } })).toThrow(TypeError);
+  expect(() => secureHeaders({ headers: { "Bad Name": "x" } })).toThrow(TypeError);
+  const app = new App({ shared: {} }).use(secureHeaders());
+  app.get("/popup", (ctx) => {
+    ctx.response.removeHeader("Cross-Origin-Opener-Policy");
+    ctx.response.header("Cross-Origin-Opener-Policy", "same-origin-allow-popups");
+    ctx.response.text(200, "ok");
+  });
+  expect((await headersOf(app, "/popup"))["cross-origin-opener-policy"]).toBe(
+    "same-origin-allow-popups",
+  );
+  await app.stop();
+});
