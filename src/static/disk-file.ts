@@ -93,8 +93,15 @@ export class DiskFile implements StaticFile {
     });
   }
 
+  /**
+   * Whether the open inode still holds what it held when opened: size and modification time.
+   * Not its change time, which a rename over the path (the usual deploy) also moves when it
+   * unlinks this inode, whose bytes stay as they were: the download goes on, old and whole.
+   */
   unchanged(): boolean {
-    return sameFile(fstatSync(this.#fd), this.#stats);
+    const now = fstatSync(this.#fd);
+    const opened = this.#stats;
+    return now.size === opened.size && now.mtimeMs === opened.mtimeMs;
   }
 
   close(): void {

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, openSync, renameSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { App, serveStatic } from "corral";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
@@ -58,6 +58,40 @@ test("a file changed in place while it is sent: the answer stops short of its Co
       onlyOld: true,
       logged: [true],
     });
+  } finally {
+    await app.stop({ graceMs: 100 });
+  }
+});
+
+test("a file replaced by rename while it is sent (a deploy): the download goes on, old and whole", async () => {
+  // The unlinked inode's change time moves, which cut every download in flight short.
+  using fixture = makeFixture();
+  const path = join(fixture.root, "deployed.bin");
+  writeFileSync(path, new Uint8Array(changingSize).fill(0x61));
+  const logged: string[] = [];
+  const app = new App({
+    shared: {},
+    log: { error: (...values: unknown[]) => logged.push(values.map(String).join(" ")) },
+  });
+  serveStatic({ root: fixture.root }).mount(app, "/files");
+  const server = listenQuietly(app);
+  try {
+    using client = await RawClient.connect(server.port);
+    client.stopReading();
+    client.send("GET /files/deployed.bin HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+    await waitUntil(() => app.stats().blockedConnections === 1, "the download to block");
+    const next = join(fixture.root, "deployed.bin.next");
+    writeFileSync(next, new Uint8Array(changingSize).fill(0x62));
+    renameSync(next, path);
+    client.resumeReading();
+    await client.waitForClose(10_000);
+    const text = client.receivedText;
+    const body = client.received.subarray(text.indexOf("\r\n\r\n") + 4);
+    expect({
+      length: body.length,
+      onlyOld: body.every((byte) => byte === 0x61),
+      logged,
+    }).toEqual({ length: changingSize, onlyOld: true, logged: [] });
   } finally {
     await app.stop({ graceMs: 100 });
   }
