@@ -38,13 +38,16 @@ export async function requestInProcess(
   const method = init?.method === undefined ? request.method : requestMethod(init.method);
   const signal = request.signal;
   signal.throwIfAborted();
+  // Read before the body: Bun 1.4.4 drops the Content-Type (with its multipart boundary) that a
+  // FormData body gave a Request once the body was read, and the App then saw no type (415).
+  const headers = [...request.headers];
   const streamedBody = init?.body instanceof ReadableStream ? request.body : null;
   const body =
     streamedBody !== null || request.body === null
       ? new Uint8Array(0)
       : new Uint8Array(await request.arrayBuffer());
   signal.throwIfAborted();
-  const head = requestHead(request, method, streamedBody !== null, body.length);
+  const head = requestHead(request.url, headers, method, streamedBody !== null, body.length);
   const source = streamedBody?.getReader();
 
   let connection: MemoryConnection | undefined;
@@ -76,15 +79,16 @@ export async function requestInProcess(
 
 /** The request line and headers; framing headers are the client's own, as fetch makes them. */
 function requestHead(
-  request: Request,
+  target: string,
+  headers: readonly (readonly [string, string])[],
   method: string,
   chunked: boolean,
   bodyLength: number,
 ): Buffer {
-  const url = new URL(request.url);
+  const url = new URL(target);
   let head = `${method} ${url.pathname}${url.search} HTTP/1.1\r\n`;
-  if (!request.headers.has("host")) head += `Host: ${url.host}\r\n`;
-  for (const [name, value] of request.headers) {
+  if (!headers.some(([name]) => name === "host")) head += `Host: ${url.host}\r\n`;
+  for (const [name, value] of headers) {
     if (name === "content-length" || name === "transfer-encoding") continue;
     head += `${name}: ${value}\r\n`;
   }

@@ -191,3 +191,17 @@ test("app.request() past the last connection slot answers the canned 503 with Re
   ]);
   await app.stop();
 });
+
+test("app.request() with a FormData body sends its multipart Content-Type (Bun drops it once the body is read)", async () => {
+  const app = new App({ shared: {} });
+  app.route("POST", "/parts", (ctx) => {
+    const parts = ctx.request.multipart();
+    ctx.response.text(200, parts.map((part) => `${part.name}:${part.filename}`).join(","));
+  });
+  const form = new FormData();
+  form.append("a", new File(["x"], "a.txt"));
+  form.append("b", "text");
+  const response = await app.request("/parts", { method: "POST", body: form });
+  expect([response.status, await response.text()]).toEqual([200, "a:a.txt,b:undefined"]);
+  await app.stop();
+});

@@ -2,6 +2,7 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
+import { createDemoApp } from "../../examples/demo/demo-app.ts";
 
 const root = `${import.meta.dir}/../..`;
 
@@ -209,3 +210,30 @@ test("a compiled example names itself in its usage text", async () => {
     rmSync(directory, { recursive: true, force: true });
   }
 }, 30_000);
+
+test("the demo echoes forms and uploads past the 64 KiB staging: streamed, not a 500", async () => {
+  // A 65,536-byte form, and 64 parts with long names, answered 500 (ResponseLimitError).
+  const app = createDemoApp();
+  try {
+    const value = "x".repeat(65_534);
+    const form = await app.request("/form", {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: `a=${value}`,
+    });
+    expect([form.status, await form.text()]).toEqual([200, `a=${value}\n`]);
+    const upload = new FormData();
+    const longName = "n".repeat(400);
+    for (let part = 0; part < 64; part++)
+      upload.append(longName, new File(["x"], `${longName}.txt`));
+    const uploaded = await app.request("/upload", { method: "POST", body: upload });
+    const files = ((await uploaded.json()) as { files: { filename: string }[] }).files;
+    expect([uploaded.status, files.length, files[63]!.filename]).toEqual([
+      200,
+      64,
+      `${longName}.txt`,
+    ]);
+  } finally {
+    await app.stop();
+  }
+});
