@@ -17,7 +17,11 @@ const size = 4 * 1024 * 1024;
  */
 const changingSize = 16 * 1024 * 1024;
 
-test("a file changed in place while it is sent: the answer stops short of its Content-Length and holds only old bytes", async () => {
+/**
+ * Starts a download of a `changingSize` file of 0x61 bytes, blocks it on a client that reads
+ * nothing, lets `change` alter the file at `path`, then reads the rest until the server closes.
+ */
+async function downloadWhileChanged(change: (path: string) => void) {
   using fixture = makeFixture();
   const path = join(fixture.root, "changing.bin");
   writeFileSync(path, new Uint8Array(changingSize).fill(0x61));
@@ -31,70 +35,55 @@ test("a file changed in place while it is sent: the answer stops short of its Co
   try {
     using client = await RawClient.connect(server.port);
     client.stopReading();
-    client.send("GET /files/changing.bin HTTP/1.1\r\nHost: h\r\n\r\n");
+    client.send("GET /files/changing.bin HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
     // The server's writes block on the unread socket: the download is under way, not done.
     await waitUntil(() => app.stats().blockedConnections === 1, "the download to block");
-    const handle = openSync(path, "r+");
-    writeSync(handle, new Uint8Array(changingSize).fill(0x62), 0, changingSize, 0);
-    closeSync(handle);
-    client.resumeReading();
-    await client.waitForClose(10_000);
-    const received = client.received;
-    const text = client.receivedText;
-    const headEnd = text.indexOf("\r\n\r\n") + 4;
-    const body = received.subarray(headEnd);
-    expect({
-      status: text.slice(0, 15),
-      declared: text.includes(`Content-Length: ${changingSize}\r\n`),
-      short: body.length < changingSize,
-      onlyOld: body.every((byte) => byte === 0x61),
-      logged: logged.map((line) =>
-        line.includes("stream is aborted: FileChangedError: the file changed"),
-      ),
-    }).toEqual({
-      status: "HTTP/1.1 200 OK",
-      declared: true,
-      short: true,
-      onlyOld: true,
-      logged: [true],
-    });
-  } finally {
-    await app.stop({ graceMs: 100 });
-  }
-});
-
-test("a file replaced by rename while it is sent (a deploy): the download goes on, old and whole", async () => {
-  // The unlinked inode's change time moves, which cut every download in flight short.
-  using fixture = makeFixture();
-  const path = join(fixture.root, "deployed.bin");
-  writeFileSync(path, new Uint8Array(changingSize).fill(0x61));
-  const logged: string[] = [];
-  const app = new App({
-    shared: {},
-    log: { error: (...values: unknown[]) => logged.push(values.map(String).join(" ")) },
-  });
-  serveStatic({ root: fixture.root }).mount(app, "/files");
-  const server = listenQuietly(app);
-  try {
-    using client = await RawClient.connect(server.port);
-    client.stopReading();
-    client.send("GET /files/deployed.bin HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
-    await waitUntil(() => app.stats().blockedConnections === 1, "the download to block");
-    const next = join(fixture.root, "deployed.bin.next");
-    writeFileSync(next, new Uint8Array(changingSize).fill(0x62));
-    renameSync(next, path);
+    change(path);
     client.resumeReading();
     await client.waitForClose(10_000);
     const text = client.receivedText;
     const body = client.received.subarray(text.indexOf("\r\n\r\n") + 4);
-    expect({
-      length: body.length,
-      onlyOld: body.every((byte) => byte === 0x61),
-      logged,
-    }).toEqual({ length: changingSize, onlyOld: true, logged: [] });
+    return { text, body, logged };
   } finally {
     await app.stop({ graceMs: 100 });
   }
+}
+
+test("a file changed in place while it is sent: the answer stops short of its Content-Length and holds only old bytes", async () => {
+  const { text, body, logged } = await downloadWhileChanged((path) => {
+    const handle = openSync(path, "r+");
+    writeSync(handle, new Uint8Array(changingSize).fill(0x62), 0, changingSize, 0);
+    closeSync(handle);
+  });
+  expect({
+    status: text.slice(0, 15),
+    declared: text.includes(`Content-Length: ${changingSize}\r\n`),
+    short: body.length < changingSize,
+    onlyOld: body.every((byte) => byte === 0x61),
+    logged: logged.map((line) =>
+      line.includes("stream is aborted: FileChangedError: the file changed"),
+    ),
+  }).toEqual({
+    status: "HTTP/1.1 200 OK",
+    declared: true,
+    short: true,
+    onlyOld: true,
+    logged: [true],
+  });
+});
+
+test("a file replaced by rename while it is sent (a deploy): the download goes on, old and whole", async () => {
+  // The unlinked inode's change time moves, which cut every download in flight short.
+  const { body, logged } = await downloadWhileChanged((path) => {
+    const next = `${path}.next`;
+    writeFileSync(next, new Uint8Array(changingSize).fill(0x62));
+    renameSync(next, path);
+  });
+  expect({
+    length: body.length,
+    onlyOld: body.every((byte) => byte === 0x61),
+    logged,
+  }).toEqual({ length: changingSize, onlyOld: true, logged: [] });
 });
 
 test("downloads hold no memory of their own: bytes go through staging, none borrowed, whatever the file's size", async () => {
