@@ -7,18 +7,22 @@ import {
   RedisSubscriber,
 } from "corral";
 
+import { EchoBacklog } from "./echo-backlog.ts";
 import page from "./page.html" with { type: "text" };
 
 const pageBytes = new TextEncoder().encode(page as unknown as string);
 
 /** The echo route takes messages up to 16 MiB; one byte more is closed with 1009. */
 export const maxEchoMessageBytes = 16 * 1024 * 1024;
+/** What all echo clients together may have queued: four of the largest echoes. */
+export const defaultEchoBacklogBytes = 4 * maxEchoMessageBytes;
 const roomPattern = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * The server's own origin: `http://127.0.0.1:P` or `http://localhost:P`, P the port the browser
- * connected to (its `Host`). Any other page gets 403: a site the user visits cannot open a
- * socket here in the user's name (RFC 6455 §10.2).
+ * connected to (its `Host`), or no port at all for port 80, which a browser leaves out of both
+ * `Host` and `Origin` (RFC 6454 §6.2). Any other page gets 403: a site the user visits cannot
+ * open a socket here in the user's name (RFC 6455 §10.2).
  */
 function ownOrigin(
   origin: string,
@@ -27,16 +31,21 @@ function ownOrigin(
   const host = ctx.request.header("host") ?? "";
   const colon = host.lastIndexOf(":");
   const port = colon < 0 ? "80" : host.slice(colon + 1);
-  return origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
+  const suffix = port === "80" ? "" : `:${port}`;
+  return origin === `http://127.0.0.1${suffix}` || origin === `http://localhost${suffix}`;
 }
 
 /**
  * The chat example: `GET /echo` echoes every message (text as text, binary as binary) up to
  * 16 MiB; `GET /chat?room=NAME` delivers each text message to every member of the room, the
  * sender included; `GET /` is a page to try it. With `redisUrl`, rooms span every process and
- * machine on that Redis.
+ * machine on that Redis. Echoes not yet read by their clients take at most `echoBacklogBytes`
+ * (64 MiB by default) all together; past it, the sender is closed with 1013.
  */
-export async function createChatApp(options: { readonly redisUrl?: string } = {}) {
+export async function createChatApp(
+  options: { readonly redisUrl?: string; readonly echoBacklogBytes?: number } = {},
+) {
+  const backlog = new EchoBacklog(options.echoBacklogBytes ?? defaultEchoBacklogBytes);
   const app = new App({
     shared: {},
     limits: {
@@ -57,7 +66,10 @@ export async function createChatApp(options: { readonly redisUrl?: string } = {}
       maxOutboundBytes: maxEchoMessageBytes + 16,
     },
     message(socket, message) {
-      socket.send(message);
+      backlog.echo(socket, message);
+    },
+    close(socket) {
+      backlog.forget(socket);
     },
   });
   app.ws("/chat", {

@@ -18,9 +18,13 @@ beforeAll(async () => {
 });
 afterAll(() => chat[Symbol.asyncDispose]());
 
-async function handshakeStatus(path: string, origin?: string): Promise<number> {
+async function handshakeStatus(
+  path: string,
+  origin?: string,
+  hostHeader = `127.0.0.1:${chat.port}`,
+): Promise<number> {
   const raw = await RawClient.connect(chat.port);
-  const host = { Host: `127.0.0.1:${chat.port}` };
+  const host = { Host: hostHeader };
   raw.send(handshakeRequest(path, origin === undefined ? host : { ...host, Origin: origin }));
   await raw.waitFor(() => raw.receivedText.includes("\r\n\r\n"), "an answer");
   const status = Number(raw.receivedText.split(" ")[1]);
@@ -109,6 +113,19 @@ asyncio.run(main())
       await handshakeStatus("/echo", "http://evil.example"),
       await handshakeStatus("/echo", `http://localhost:${chat.port + 1}`),
       await handshakeStatus("/chat?room=a", "https://evil.example"),
+    ];
+    expect(statuses).toEqual([101, 101, 101, 403, 403, 403]);
+  });
+
+  test("behind port 80 (Host without a port) the page's origin has no port either, and is accepted", async () => {
+    // RFC 6454 §6.2: a browser leaves the default port out of Origin, as out of Host.
+    const statuses = [
+      await handshakeStatus("/echo", "http://localhost", "localhost"),
+      await handshakeStatus("/echo", "http://127.0.0.1", "127.0.0.1"),
+      await handshakeStatus("/echo", "http://localhost", "localhost:80"),
+      await handshakeStatus("/echo", "http://localhost:80", "localhost"),
+      await handshakeStatus("/echo", "http://localhost:8080", "localhost"),
+      await handshakeStatus("/echo", "http://evil.example", "localhost"),
     ];
     expect(statuses).toEqual([101, 101, 101, 403, 403, 403]);
   });
