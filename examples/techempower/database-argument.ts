@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { PostgresWorldDatabase } from "./postgres-database.ts";
 import { SqliteWorldDatabase } from "./sqlite-database.ts";
@@ -39,9 +39,15 @@ function isPostgresUrl(text: string): boolean {
   return /^postgres(ql)?:\/\/./i.test(text);
 }
 
-/** A SQLite file in a new temporary directory: the default when `--db` is absent. */
+/**
+ * A SQLite file in a new temporary directory: the default when `--db` is absent. The directory
+ * (the file and its WAL files) is removed when this process exits; the processes of
+ * `--processes N` share it and are stopped before the one that made it exits.
+ */
 export function temporarySqlitePath(): string {
-  return `${mkdtempSync(`${tmpdir()}/corral-techempower-`)}/techempower.sqlite`;
+  const directory = mkdtempSync(`${tmpdir()}/corral-techempower-`);
+  process.on("exit", () => rmSync(directory, { recursive: true, force: true }));
+  return `${directory}/techempower.sqlite`;
 }
 
 /** Opens what `--db` named: PostgreSQL for a postgres:// URL, otherwise a SQLite file. */

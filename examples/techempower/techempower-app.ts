@@ -1,4 +1,12 @@
-import { App, type AppLog, type Context, type Limits, type RequestView, TemplateSet } from "corral";
+import {
+  App,
+  type AppLog,
+  type Context,
+  type Limits,
+  middleware,
+  type RequestView,
+  TemplateSet,
+} from "corral";
 import fortunesTemplate from "./fortunes.mustache" with { type: "text" };
 import { clampQueries, fortunesPage, plaintextMessage, serverName } from "./rules.ts";
 import { type Fortune, randomWorldNumber } from "./seed-data.ts";
@@ -40,7 +48,7 @@ export function createTechEmpowerApp(
     shared: { database, templates },
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     log: options.log === undefined ? console : options.log,
-  });
+  }).use(serverHeader);
 
   app.route("GET", "/json", (ctx) => {
     answerJson(ctx, { message: "Hello, World!" });
@@ -48,7 +56,6 @@ export function createTechEmpowerApp(
 
   app.route("GET", "/plaintext", (ctx) => {
     ctx.response.text(200, plaintextMessage);
-    ctx.response.header("Server", serverName);
   });
 
   const synchronous = database.synchronous;
@@ -60,7 +67,6 @@ export function createTechEmpowerApp(
     if (!isDatabaseUnavailable(thrown)) return;
     ctx.response.text(503, `Service Unavailable: ${thrown.message}\n`);
     ctx.response.header("Retry-After", String(thrown.retryAfterSeconds));
-    ctx.response.header("Server", serverName);
   });
   return app;
 }
@@ -135,15 +141,23 @@ function answerWhenTheDatabaseDoes(app: App<TechEmpowerShared>, database: WorldD
 
 type TechEmpowerContext = Context<TechEmpowerShared, object, object>;
 
+/**
+ * `Server` on every answer the App makes: drafted before the route is looked up, a middleware's
+ * header stays on misses (404, 405, 501) and on mapped errors (503, 500) as well.
+ */
+const serverHeader = middleware<object, object, TechEmpowerShared>({
+  before(ctx) {
+    ctx.response.header("Server", serverName);
+  },
+});
+
 function answerJson(ctx: TechEmpowerContext, value: unknown): void {
   ctx.response.json(200, value);
-  ctx.response.header("Server", serverName);
 }
 
 /** The rows plus the one added at request time, sorted, rendered with the Mustache template. */
 function answerFortunes(ctx: TechEmpowerContext, rows: readonly Fortune[]): void {
   ctx.shared.templates.render(ctx.response, 200, "fortunes", { fortunes: fortunesPage(rows) });
-  ctx.response.header("Server", serverName);
 }
 
 /** The raw `queries` value (digits need no decoding), clamped. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import {
   type PostgresServer,
@@ -92,6 +92,42 @@ describe("examples/techempower on the wire", () => {
       ]),
     );
     expect(answers[1]!.header("date")).toMatch(/^\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT$/);
+  });
+
+  test("every answer the App makes carries Server: misses, OPTIONS and 501 too", async () => {
+    await using example = await startExample("techempower");
+    const client = await RawClient.connect(example.port);
+    client.send(
+      "GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n" +
+        "POST /json HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n" +
+        "OPTIONS /json HTTP/1.1\r\nHost: x\r\n\r\n" +
+        "BREW /json HTTP/1.1\r\nHost: x\r\n\r\n",
+    );
+    const answers = await client.responses(4);
+    client.destroy();
+    expect(answers.map((answer) => [answer.statusLine, answer.header("server")])).toEqual([
+      ["HTTP/1.1 404 Not Found", "corral"],
+      ["HTTP/1.1 405 Method Not Allowed", "corral"],
+      ["HTTP/1.1 204 No Content", "corral"],
+      ["HTTP/1.1 501 Not Implemented", "corral"],
+    ]);
+  });
+
+  test("without --db, the temporary SQLite folder is gone once the example stops", async () => {
+    const temporary = mkdtempSync(`${tmpdir()}/corral-techempower-tmpdir-`);
+    try {
+      const example = await startExample("techempower", undefined, {
+        env: { TMPDIR: temporary },
+      });
+      const during = readdirSync(temporary);
+      await example[Symbol.asyncDispose]();
+      expect({ during: during.length, after: readdirSync(temporary) }).toEqual({
+        during: 1,
+        after: [],
+      });
+    } finally {
+      rmSync(temporary, { recursive: true, force: true });
+    }
   });
 
   test("--db with a URL that is not PostgreSQL is a usage error", async () => {
