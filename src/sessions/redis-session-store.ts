@@ -1,6 +1,7 @@
 import { type Io, systemIo } from "../io.ts";
 import type { RedisConnection } from "../redis/redis-connection.ts";
 import { createScript, getScript, revokeScript } from "./redis-session-scripts.ts";
+import { frozenSessionData, sessionJson } from "./session-data.ts";
 import { SessionStoreFullError } from "./session-errors.ts";
 import type { SessionStorage } from "./session-storage.ts";
 import type { Session } from "./session-store.ts";
@@ -41,7 +42,8 @@ export interface RedisSessionStoreOptions<Data> {
  * holds no usable token), holding the data as JSON, with a Redis expiry of exactly `lifetimeMs`
  * set at creation and never extended, so expiry is decided by the Redis server's clock. A sorted
  * set of expiry times bounds the count at `capacity`: a create past it rejects with
- * `SessionStoreFullError` and evicts nobody. Data must survive `JSON.stringify`.
+ * `SessionStoreFullError` and evicts nobody. Data must survive `JSON.stringify` (anything else is
+ * a `TypeError` at `create`); what `create` and `get` return is read back from it, deeply frozen.
  *
  * When Redis cannot answer (down, too many commands pending, too slow), every method rejects
  * with `RedisUnavailableError`, an HttpError 503: a session check fails closed.
@@ -96,6 +98,7 @@ export class RedisSessionStore<Data> implements SessionStorage<Data> {
   }
 
   async create(data: Data): Promise<Session<Data>> {
+    const json = sessionJson(data);
     const bytes = new Uint8Array(sessionTokenBytes);
     const token = generateSessionToken(this.#io, bytes);
     const digest = this.#digest(bytes);
@@ -105,7 +108,7 @@ export class RedisSessionStore<Data> implements SessionStorage<Data> {
       this.#sessionKey(digest),
       this.#indexKey,
       `${this.prefix}owner:${this.#perOwner?.ownerOf(data) ?? ""}`,
-      JSON.stringify(data),
+      json,
       String(this.lifetimeMs),
       String(this.capacity),
       digest,
@@ -121,7 +124,12 @@ export class RedisSessionStore<Data> implements SessionStorage<Data> {
       throw new Error("corral: Io.randomBytes produced a session token that is already in use");
     }
     const now = this.#io.monotonicNow();
-    return { token, data, expiresAtMs: now + this.lifetimeMs, remainingMs: this.lifetimeMs };
+    return {
+      token,
+      data: frozenSessionData<Data>(json),
+      expiresAtMs: now + this.lifetimeMs,
+      remainingMs: this.lifetimeMs,
+    };
   }
 
   async get(token: string | undefined): Promise<Session<Data> | undefined> {
@@ -134,10 +142,9 @@ export class RedisSessionStore<Data> implements SessionStorage<Data> {
     const [json, remainingMs] = reply;
     // PTTL is -1 for a key without expiry and -2 once gone; neither is a valid session here.
     if (remainingMs < 1) return undefined;
-    const data = JSON.parse(json) as Data;
     return {
       token: token as string,
-      data,
+      data: frozenSessionData<Data>(json),
       expiresAtMs: this.#io.monotonicNow() + remainingMs,
       remainingMs,
     };

@@ -1,5 +1,6 @@
 import { type Io, systemIo } from "../io.ts";
 import { constantTimeEqual } from "./constant-time-equal.ts";
+import { frozenSessionData, sessionJson } from "./session-data.ts";
 import { SessionStoreFullError } from "./session-errors.ts";
 import type { SessionStorage } from "./session-storage.ts";
 import { decodeSessionToken, generateSessionToken, sessionTokenBytes } from "./session-token.ts";
@@ -30,7 +31,11 @@ export interface SessionStoreOptions {
 export interface Session<Data> {
   /** The secret token: 43 characters of base64url carrying 256 random bits. */
   readonly token: string;
-  /** What the application stored with the session. */
+  /**
+   * What the application stored with the session, as read back from its JSON and deeply frozen:
+   * a session's data never changes (start a new session to change it), so changing this object
+   * is a `TypeError`, in either store.
+   */
   readonly data: Data;
   /** When it expires, on the monotonic clock (`io.monotonicNow()`). */
   readonly expiresAtMs: number;
@@ -60,6 +65,9 @@ const noSlot = -1;
  * `Io`'s monotonic clock, not the wall clock: sessions live only in this process's memory, and a
  * wall clock stepped back or forward (NTP, an operator) would lengthen or cut every session.
  * Cookies carry the remaining lifetime as a relative `Max-Age`, so no wall time is needed.
+ *
+ * The data is kept as `RedisSessionStore` keeps it: read back from its JSON (so it must survive
+ * `JSON.stringify`; anything else is a `TypeError` at `create`) and deeply frozen.
  *
  * Expired sessions are removed lazily (when `get` or `revoke` meets one, and from the oldest end
  * on every `create`) and by `sweep()`. Because the lifetime is fixed and the clock monotonic,
@@ -141,6 +149,7 @@ export class SessionStore<Data> implements SessionStorage<Data> {
    * cookie.set(ctx.response, session);
    */
   async create(data: Data): Promise<Session<Data>> {
+    const stored = frozenSessionData<Data>(sessionJson(data));
     const now = this.#io.monotonicNow();
     this.#removeExpired(now);
     if (this.#freeCount === 0) {
@@ -161,10 +170,10 @@ export class SessionStore<Data> implements SessionStorage<Data> {
     const expiresAtMs = now + this.lifetimeMs;
     this.#index.set(key, slot);
     this.#indexKeys[slot] = key;
-    this.#data[slot] = data;
+    this.#data[slot] = stored;
     this.#expiresAt[slot] = expiresAtMs;
     this.#append(slot);
-    return { token, data, expiresAtMs, remainingMs: this.lifetimeMs };
+    return { token, data: stored, expiresAtMs, remainingMs: this.lifetimeMs };
   }
 
   /**

@@ -42,6 +42,64 @@ describe.each<StoreKind>([inMemory, inRedis()])("$name", (kind) => {
     });
   });
 
+  test("data is a frozen copy of its JSON: the caller's object changed later changes nothing, and changing what create or get returns is a TypeError", async () => {
+    const nested = kind.make<{ user: string; roles: string[]; at: unknown }>(
+      4,
+      60_000,
+      countingIo(),
+    );
+    const given = { user: "ada", roles: ["reader"], at: new Date(0) };
+    const created = await nested.create(given);
+    given.user = "eve";
+    given.roles.push("admin");
+    const found = (await nested.get(created.token))!.data;
+    const attempts = [created.data, found].flatMap((data) => [
+      () => {
+        data.user = "eve";
+      },
+      () => data.roles.push("admin"),
+    ]);
+    expect({
+      created: created.data,
+      found,
+      thrown: attempts.map((attempt) => {
+        try {
+          attempt();
+          return "changed";
+        } catch (error) {
+          return error instanceof TypeError;
+        }
+      }),
+      after: (await nested.get(created.token))!.data,
+    }).toEqual({
+      created: { user: "ada", roles: ["reader"], at: "1970-01-01T00:00:00.000Z" },
+      found: { user: "ada", roles: ["reader"], at: "1970-01-01T00:00:00.000Z" },
+      thrown: [true, true, true, true],
+      after: { user: "ada", roles: ["reader"], at: "1970-01-01T00:00:00.000Z" },
+    });
+  });
+
+  test("data JSON cannot carry is a TypeError at create, and takes no slot", async () => {
+    const sessions = kind.make<unknown>(1, 60_000, countingIo());
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const refused = [
+      await rejection(sessions.create(undefined)),
+      await rejection(sessions.create(10n)),
+      await rejection(sessions.create(cyclic)),
+    ];
+    const created = await sessions.create({ user: "ada" });
+    expect({
+      refused: refused.map((error) =>
+        error instanceof TypeError ? error.message.slice(0, 33) : error,
+      ),
+      stored: (await sessions.get(created.token))?.data,
+    }).toEqual({
+      refused: Array(3).fill("corral: session data must be JSON"),
+      stored: { user: "ada" },
+    });
+  });
+
   test("absent, malformed and unknown tokens find nothing", async () => {
     const { sessions } = store(4, 60_000);
     const { token } = await sessions.create({ user: "ada" });
