@@ -129,7 +129,8 @@ export function serverSentEvents<Shared, Params, Locals, Payload>(
 
 /**
  * The channel's next events, or `undefined` while a shared (Redis) channel cannot be read: a
- * read that was too slow or refused as busy is retried on `retry`'s timer.
+ * read that was too slow, refused as busy, or refused by Redis (still `LOADING` its data after
+ * a restart, say: no reconnect will announce the end of that) is retried on `retry`'s timer.
  */
 async function readOrWait<Payload>(
   channel: EventSourceChannel<Payload>,
@@ -143,7 +144,8 @@ async function readOrWait<Payload>(
     return read;
   } catch (error) {
     if (!(error instanceof RedisUnavailableError)) throw error;
-    if (error.reason === "timeout" || error.reason === "busy") retry.failed();
+    const reason = error.reason;
+    if (reason === "timeout" || reason === "busy" || reason === "refused") retry.failed();
     return undefined;
   }
 }

@@ -1,3 +1,5 @@
+import { storedRateLimitKey } from "./rate-limit-key.ts";
+
 /**
  * One check's result: allowed or not, and the numbers the RateLimit headers report.
  *
@@ -50,7 +52,8 @@ const probeSlots = 8;
  * with the keys an attacker invents. When a new key finds its probe window full of keys still
  * limited, the one whose state ends soonest is dropped (counted in `stats().evictions`): that key
  * starts afresh, which at worst lets it send one more burst; size `capacity` above the number of
- * clients active within one window to keep that at zero.
+ * clients active within one window to keep that at zero. A key over 64 characters is kept as its
+ * SHA-256 digest, so no slot holds more than 64 characters of key.
  *
  * @example
  * const table = new RateLimitTable({ capacity: 10_000 });
@@ -75,7 +78,7 @@ export class RateLimitTable implements RateLimitStore {
 
   check(key: string, limit: number, windowMs: number): RateLimitDecision {
     const now = this.#now();
-    const slot = this.#slotFor(key, now);
+    const slot = this.#slotFor(storedRateLimitKey(key), now);
     const interval = windowMs / limit;
     const arrival = Math.max(this.#arrival[slot]!, now);
     const next = arrival + interval;

@@ -1,4 +1,5 @@
 import type { RedisConnection } from "corral";
+import { storedRateLimitKey } from "./rate-limit-key.ts";
 import type { RateLimitDecision, RateLimitStore } from "./rate-limit-table.ts";
 
 // GCRA on the Redis server, one script per check, so every process sharing the Redis shares the
@@ -28,7 +29,8 @@ return {1, remaining, math.ceil(nextArrival - now), 0}
 /**
  * A `rateLimit()` store on Redis through a `RedisConnection` (bounded pending commands and
  * timeouts): many processes and machines share one limit per key. When Redis is away the check
- * rejects with `RedisUnavailableError` (a 503 with `Retry-After`): limits fail closed.
+ * rejects with `RedisUnavailableError` (a 503 with `Retry-After`): limits fail closed. A key over
+ * 64 characters is named by its SHA-256 digest.
  *
  * @example
  * const redis = await RedisConnection.open({ url: "redis://127.0.0.1:6379" });
@@ -47,7 +49,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     const reply = (await this.#redis.command("EVAL", [
       gcraScript,
       "1",
-      `${this.#prefix}${key}`,
+      `${this.#prefix}${storedRateLimitKey(key)}`,
       String(limit),
       String(windowMs),
     ])) as number[];

@@ -36,6 +36,33 @@ export interface RedisConnectionStats {
   readonly rejectedDisconnected: number;
   /** Commands that got no answer within `commandTimeoutMs`. */
   readonly timeouts: number;
+  /** Commands Redis itself refused for a while: out of memory, read-only, loading, ... */
+  readonly refusedByRedis: number;
+}
+
+/**
+ * The error codes by which Redis refuses a command for a while, whatever the command: `OOM`
+ * (`maxmemory` reached under `noeviction`), `READONLY` (a replica), `MISCONF` (a failed snapshot
+ * stops writes), `LOADING`, `BUSY` (a script running), `MASTERDOWN`, `NOREPLICAS`, `TRYAGAIN`,
+ * `CLUSTERDOWN`. The store is unavailable then, as when it is unreachable: a 503, not a 500.
+ */
+const refusalCodes: ReadonlySet<string> = new Set([
+  "OOM",
+  "READONLY",
+  "MISCONF",
+  "LOADING",
+  "BUSY",
+  "MASTERDOWN",
+  "NOREPLICAS",
+  "TRYAGAIN",
+  "CLUSTERDOWN",
+]);
+
+/** Whether a Redis error reply (`CODE message`, a script's too) is a refusal for a while. */
+function isRefusal(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : "";
+  const space = message.indexOf(" ");
+  return refusalCodes.has(space < 0 ? message : message.slice(0, space));
 }
 
 /** The URL with any password replaced, for error messages and logs. */
@@ -62,7 +89,8 @@ function wholeNumber(value: number | undefined, fallback: number, name: string):
  * bounds: commands are pipelined on the single connection, at most `maxPendingCommands` wait for
  * an answer (one more is refused with a 503, never buffered), each fails after
  * `commandTimeoutMs`, and while the connection is down commands fail at once (no offline queue)
- * while it reconnects on its own. Every failure is a `RedisUnavailableError` (an HttpError 503).
+ * while it reconnects on its own. Every failure is a `RedisUnavailableError` (an HttpError 503),
+ * and so is Redis refusing a command for a while (out of memory, read-only, ...).
  *
  * @example
  * const redis = await RedisConnection.open({ url: "redis://127.0.0.1:6379" }); // throws if unreachable
@@ -81,6 +109,7 @@ export class RedisConnection {
   #rejectedBusy = 0;
   #rejectedDisconnected = 0;
   #timeouts = 0;
+  #refusedByRedis = 0;
 
   private constructor(options: RedisConnectionOptions) {
     this.url = redactUrl(options.url);
@@ -139,7 +168,8 @@ export class RedisConnection {
 
   /**
    * Sends one command and resolves with its reply, or rejects with `RedisUnavailableError`
-   * (busy, disconnected, timeout). An error reply from Redis rejects with Bun's `RedisError`.
+   * (busy, disconnected, timeout, or `refused`: an `OOM`, `READONLY`, `MISCONF`, ... reply). Any
+   * other error reply from Redis rejects with Bun's `RedisError`.
    *
    * @example
    * const value = await redis.command("GET", ["greeting"]);
@@ -175,8 +205,14 @@ export class RedisConnection {
         this.#pending--;
         clearTimeout(timer);
         const code = (error as { code?: string }).code;
-        if (code === "ERR_REDIS_SERVER_ERROR") reject(error);
-        else reject(new RedisUnavailableError("disconnected", String(error)));
+        if (code !== "ERR_REDIS_SERVER_ERROR") {
+          reject(new RedisUnavailableError("disconnected", String(error)));
+        } else if (isRefusal(error)) {
+          this.#refusedByRedis++;
+          reject(new RedisUnavailableError("refused", `${name}: ${(error as Error).message}`));
+        } else {
+          reject(error);
+        }
       },
     );
     return promise;
@@ -207,6 +243,7 @@ export class RedisConnection {
       rejectedBusy: this.#rejectedBusy,
       rejectedDisconnected: this.#rejectedDisconnected,
       timeouts: this.#timeouts,
+      refusedByRedis: this.#refusedByRedis,
     };
   }
 

@@ -25,6 +25,8 @@ export interface RedisStats {
   readonly rejectedDisconnected: number;
   /** Commands that got no answer within `commandTimeoutMs`. */
   readonly timeouts: number;
+  /** Commands Redis refused for a while: out of memory, read-only, loading, ... (each a 503). */
+  readonly refusedByRedis: number;
   /** Pub/sub subscribers included. */
   readonly subscribers: number;
   /** Subscriber connections made again after a loss (automatic). */
@@ -66,6 +68,7 @@ export class RedisCounters {
     let rejectedBusy = 0;
     let rejectedDisconnected = 0;
     let timeouts = 0;
+    let refusedByRedis = 0;
     for (const connection of this.#connections) {
       const stats = connection.stats();
       if (stats.connected) connected++;
@@ -74,6 +77,7 @@ export class RedisCounters {
       rejectedBusy += stats.rejectedBusy;
       rejectedDisconnected += stats.rejectedDisconnected;
       timeouts += stats.timeouts;
+      refusedByRedis += stats.refusedByRedis;
     }
     let subscriberReconnects = 0;
     for (const subscriber of this.#subscribers) subscriberReconnects += subscriber.reconnects;
@@ -85,6 +89,7 @@ export class RedisCounters {
       rejectedBusy,
       rejectedDisconnected,
       timeouts,
+      refusedByRedis,
       subscribers: this.#subscribers.size,
       subscriberReconnects,
     };

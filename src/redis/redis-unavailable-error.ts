@@ -1,11 +1,20 @@
 import { HttpError } from "../http-error.ts";
 
-/** Why a Redis command did not run: too many already pending, no connection, or no answer in time. */
-export type RedisUnavailableReason = "busy" | "disconnected" | "timeout" | "unreachable";
+/**
+ * Why a Redis command did not run: too many already pending, no connection, no answer in time,
+ * or Redis refused it for a while (`OOM`, `READONLY`, `MISCONF`, `LOADING`, ...).
+ */
+export type RedisUnavailableReason =
+  | "busy"
+  | "disconnected"
+  | "timeout"
+  | "unreachable"
+  | "refused";
 
 /**
  * A Redis command could not be answered: the connection is down, the bounded queue of pending
- * commands is full, or the command timed out. It is an `HttpError` 503 with `Retry-After: 1`, so a
+ * commands is full, the command timed out, or Redis refused it for a while (out of memory under
+ * `noeviction`, a read-only replica, a failed snapshot, still loading). It is an `HttpError` 503 with `Retry-After: 1`, so a
  * handler that lets it propagate answers 503 (RFC 9110 §15.6.4): a session check fails closed and
  * nobody is taken for signed in because the store could not be asked.
  *
@@ -34,5 +43,6 @@ export class RedisUnavailableError extends HttpError {
 function describe(reason: RedisUnavailableReason): string {
   if (reason === "busy") return "busy";
   if (reason === "timeout") return "not answering in time";
+  if (reason === "refused") return "refusing commands";
   return "unreachable";
 }

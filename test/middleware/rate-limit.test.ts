@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { App, RedisConnection } from "corral";
 import { ipv6Prefix56, RateLimitTable, RedisRateLimitStore, rateLimit } from "corral/middleware";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
+import { storedRateLimitKey } from "../../src/middleware/rate-limit-key.ts";
 import { listenQuietly } from "../support/listen-quietly.ts";
 import { type RedisServer, startRedisServer } from "../support/redis-server.ts";
 
@@ -72,6 +73,47 @@ test("GCRA over a fixed table: quota spreads over the window; a full table evict
   expect(() => new RateLimitTable({ capacity: 0 })).toThrow(RangeError);
 });
 
+test("keys over 64 characters are kept as digests: still counted apart and together, and a full table holds no 16 KiB keys", () => {
+  const table = new RateLimitTable({ capacity: 1000 });
+  const longKey = (index: number) => {
+    // A flat string of its own (no rope over a shared part), as a header value would be.
+    const bytes = new Uint8Array(16 * 1024).fill(0x6b);
+    bytes.set(new TextEncoder().encode(String(index)));
+    return new TextDecoder().decode(bytes);
+  };
+  const first = longKey(1);
+  const countsOf = (key: string) => [1, 2, 3].map(() => table.check(key, 2, 60_000).allowed);
+  const counted = {
+    sameKey: countsOf(first),
+    otherLongKey: countsOf(longKey(2)),
+    // A short key that spells what a long key's digest is stored as names its own slot.
+    digestLookalike: countsOf(storedRateLimitKey(longKey(3))),
+    exactly64: countsOf("a".repeat(64)),
+  };
+  Bun.gc(true);
+  const before = process.memoryUsage().heapUsed;
+  for (let index = 10; index < 1010; index++) table.check(longKey(index), 2, 60_000);
+  Bun.gc(true);
+  const heldBytes = process.memoryUsage().heapUsed - before;
+  expect({
+    counted,
+    lengths: ["a".repeat(64), "a".repeat(65), "\u0000a", ""].map(
+      (key) => storedRateLimitKey(key).length,
+    ),
+    // 1000 keys of 16 KiB kept whole would be 16 MiB.
+    heldUnder1MiB: heldBytes < 1024 * 1024,
+  }).toEqual({
+    counted: {
+      sameKey: [true, true, false],
+      otherLongKey: [true, true, false],
+      digestLookalike: [true, true, false],
+      exactly64: [true, true, false],
+    },
+    lengths: [64, 45, 45, 0],
+    heldUnder1MiB: true,
+  });
+});
+
 test("IPv6 peers count by their /56", () => {
   expect([
     ipv6Prefix56("2001:db8:12:34ff:1:2:3:4"),
@@ -112,6 +154,36 @@ test("the Redis store shares one limit between two Apps (two processes' worth)",
   ]);
   for (const connection of connections) connection.close();
   await Promise.all(apps.map((app) => app.stop()));
+});
+
+test("Redis store: Redis out of memory (noeviction) is a 503 with Retry-After, not a 500", async () => {
+  await using own = await startRedisServer();
+  const connection = await RedisConnection.open({ url: own.url });
+  const logged: string[] = [];
+  const app = new App({
+    shared: {},
+    log: { error: (...values: unknown[]) => logged.push(values.map(String).join(" ")) },
+  }).use(rateLimit({ limit: 3, store: new RedisRateLimitStore(connection) }));
+  app.get("/", (ctx) => ctx.response.text(200, "ok"));
+  try {
+    // Below what Redis already uses: every write, the limit's script too, is refused with OOM.
+    await connection.command("CONFIG", ["SET", "maxmemory-policy", "noeviction", "maxmemory", "1"]);
+    const response = await app.request("/");
+    expect({
+      status: response.status,
+      retryAfter: response.headers.get("retry-after"),
+      body: await response.text(),
+      logged: logged.length,
+    }).toEqual({
+      status: 503,
+      retryAfter: "1",
+      body: "Service unavailable: the shared store is refusing commands\n",
+      logged: 1,
+    });
+  } finally {
+    connection.close();
+    await app.stop();
+  }
 });
 
 test("Redis store: a burst of exactly the limit passes with remaining limit-1 down to 0, whatever the limit and window; one more is refused", async () => {

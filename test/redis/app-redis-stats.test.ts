@@ -12,7 +12,14 @@ beforeAll(async () => {
 });
 afterAll(() => server[Symbol.asyncDispose]());
 
-const quiet = { connections: 1, pendingCommands: 0, rejectedBusy: 0, timeouts: 0, subscribers: 1 };
+const quiet = {
+  connections: 1,
+  pendingCommands: 0,
+  rejectedBusy: 0,
+  timeouts: 0,
+  refusedByRedis: 0,
+  subscribers: 1,
+};
 
 async function redisStatsWhen(app: App<object>, done: (stats: RedisStats) => boolean) {
   for (;;) {

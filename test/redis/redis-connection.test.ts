@@ -62,6 +62,52 @@ test("a command with no answer within commandTimeoutMs fails as a timeout", asyn
   redis.close();
 });
 
+test("Redis refusing a command (OOM, READONLY) is a 503 as refused; other error replies stay Redis errors", async () => {
+  await using own = await startRedisServer();
+  const redis = await RedisConnection.open({ url: own.url });
+  const outcome = (promise: Promise<unknown>) =>
+    promise.then(
+      (reply) => reply,
+      (error: unknown) =>
+        error instanceof RedisUnavailableError
+          ? { reason: error.reason, status: error.status, retryAfter: error.headers["Retry-After"] }
+          : (error as Error).name,
+    );
+  try {
+    // Below what Redis already uses: under noeviction every write is refused with OOM.
+    await redis.command("CONFIG", ["SET", "maxmemory-policy", "noeviction", "maxmemory", "1"]);
+    const outOfMemory = await outcome(redis.command("SET", ["key", "value"]));
+    const scriptOutOfMemory = await outcome(
+      redis.command("EVAL", ["return redis.call('SET', KEYS[1], 'v')", "1", "key"]),
+    );
+    const readStillServed = await outcome(redis.command("GET", ["key"]));
+    await redis.command("CONFIG", ["SET", "maxmemory", "0"]);
+    // A replica of nobody reachable: it refuses writes with READONLY.
+    await redis.command("REPLICAOF", ["127.0.0.1", "1"]);
+    const readOnly = await outcome(redis.command("SET", ["key", "value"]));
+    await redis.command("REPLICAOF", ["NO", "ONE"]);
+    const unknownCommand = await outcome(redis.command("NO-SUCH-COMMAND", []));
+    const refused = { reason: "refused", status: 503, retryAfter: "1" };
+    expect({
+      outOfMemory,
+      scriptOutOfMemory,
+      readStillServed,
+      readOnly,
+      unknownCommand,
+      refusedByRedis: redis.stats().refusedByRedis,
+    }).toEqual({
+      outOfMemory: refused,
+      scriptOutOfMemory: refused,
+      readStillServed: null,
+      readOnly: refused,
+      unknownCommand: "RedisError",
+      refusedByRedis: 3,
+    });
+  } finally {
+    redis.close();
+  }
+});
+
 test("option values that are not whole numbers >= 1 are a TypeError", async () => {
   const error = await RedisConnection.open({ url: server.url, maxPendingCommands: 0 }).catch(
     (caught: unknown) => caught,
