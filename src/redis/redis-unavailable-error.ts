@@ -14,8 +14,9 @@ export type RedisUnavailableReason =
 /**
  * A Redis command could not be answered: the connection is down, the bounded queue of pending
  * commands is full, the command timed out, or Redis refused it for a while (out of memory under
- * `noeviction`, a read-only replica, a failed snapshot, still loading). It is an `HttpError` 503 with `Retry-After: 1`, so a
- * handler that lets it propagate answers 503 (RFC 9110 §15.6.4): a session check fails closed and
+ * `noeviction`, a read-only replica, a failed snapshot, still loading). It is an `HttpError` 503
+ * with `Retry-After: 1`, so a handler that lets it propagate answers 503 (RFC 9110 §15.6.4): a
+ * session check fails closed and
  * nobody is taken for signed in because the store could not be asked.
  *
  * @example
