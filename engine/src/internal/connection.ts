@@ -190,7 +190,7 @@ export class Connection
     // Events Bun may still deliver for this socket must not reach a later user of the slot.
     socket.data = -1;
     this.socket = null;
-    this.webSocket.connectionClosed();
+    const heldBySession = this.webSocket.connectionClosed();
     const reason = new ClientGoneError();
     this.abortExchange(reason);
     this.context.connectionBusy(this.slot);
@@ -206,8 +206,9 @@ export class Connection
     this.deadlineAt = Number.POSITIVE_INFINITY;
     this.state = closed;
     this.generation++;
-    // An abandoned handler keeps the slot with its worker until it settles (#handlerSettled).
-    this.context.connectionClosed(this.slot, this.lease.state !== "abandoned");
+    // An abandoned handler keeps the slot with its worker until it settles (#handlerSettled); a
+    // WebSocket message handler keeps it (the message lies in its memory) until it settles.
+    this.context.connectionClosed(this.slot, this.lease.state !== "abandoned" && !heldBySession);
   }
 
   /** Closes the socket now; `onClose` does the bookkeeping. */

@@ -150,16 +150,19 @@ export class WebSocketSwitch implements WebSocketTransport {
     this.session?.close(closeCodes.goingAway, "server stopping");
   }
 
-  /** The connection closed: the session (or an upgrade not yet done) hears it once. */
-  connectionClosed(): void {
+  /**
+   * The connection closed: the session (or an upgrade not yet done) hears it once. True when
+   * the slot stays taken until a message handler settles (`released`).
+   */
+  connectionClosed(): boolean {
     this.#upgrade?.session.cancel();
     this.#upgrade = null;
     this.#leftover = null;
     this.#starting = false;
     const session = this.session;
-    if (session === null) return;
+    if (session === null) return false;
     this.session = null;
-    session.onClose();
+    return session.onClose();
   }
 
   // ---- the session's transport ------------------------------------------------------------
@@ -183,5 +186,9 @@ export class WebSocketSwitch implements WebSocketTransport {
 
   terminate(): void {
     this.#host.terminate();
+  }
+
+  released(): void {
+    this.#host.context.slotFreed(this.#host.slot);
   }
 }

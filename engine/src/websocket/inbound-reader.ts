@@ -35,6 +35,8 @@ export interface InboundHost<Owner> {
   acceptsMessages(owner: Owner): boolean;
   /** A whole message, borrowed until the returned promise settles (or the call returns). */
   message(owner: Owner, data: Uint8Array, isText: boolean): void | Promise<void>;
+  /** The handler of a message that was still running when the reader was cleared settled. */
+  released(owner: Owner): void;
   /** A whole control frame (`parser.controlOpcode`, `parser.controlPayload()`). */
   control(owner: Owner, parser: FrameParser): void;
   /** The peer broke the protocol or a limit: close with `code`. */
@@ -63,6 +65,8 @@ export class InboundReader<Owner> implements MessageBufferWaiter {
   #pending: Uint8Array | null = null;
   #position = 0;
   #handling = false;
+  /** The connection closed (`clear`): nothing more is read, a running handler only settles. */
+  #cleared = false;
   /** The message being handled when it was handed over in place, and the chunk it lies in. */
   #lentView: Uint8Array | null = null;
   #lentChunk: Uint8Array | null = null;
@@ -138,10 +142,17 @@ export class InboundReader<Owner> implements MessageBufferWaiter {
     this.#pending = null;
   }
 
-  /** Forgets everything (the connection closed); a pool buffer goes back. */
-  clear(): void {
-    this.#assembly.clear();
+  /**
+   * Forgets everything (the connection closed); a pool buffer goes back. True when a handler
+   * still holds the message it was lent: its bytes (in a pool buffer or in the slot's own
+   * memory) stay its own until it settles, then `released` is called.
+   */
+  clear(): boolean {
+    this.#cleared = true;
     this.#pending = null;
+    if (this.#handling) return true;
+    this.#assembly.clear();
+    return false;
   }
 
   /**
@@ -276,17 +287,18 @@ export class InboundReader<Owner> implements MessageBufferWaiter {
     this.#lentView = null;
     this.#lentChunk = null;
     this.#assembly.clear();
+    if (this.#cleared) this.#host.released(this.#owner);
   }
 
   #handled(): void {
     this.#done();
-    this.process();
+    if (!this.#cleared) this.process();
   }
 
   #failed(error: unknown): void {
     this.#done();
     this.#host.messageFailed(this.#owner, error);
     // A handler that threw synchronously is inside a pass already: that pass goes on.
-    if (!this.processing) this.process();
+    if (!this.#cleared && !this.processing) this.process();
   }
 }

@@ -9,6 +9,11 @@ export interface WebSocketTransport extends OutboundSocket {
   resume(): void;
   end(): void;
   terminate(): void;
+  /**
+   * A message handler that outlived the connection settled: the connection's memory, which held
+   * its message, may serve another client now.
+   */
+  released(): void;
 }
 
 /** The engine-wide services every session shares. */

@@ -210,18 +210,23 @@ export class WebSocketSession {
     this.flush();
   }
 
-  /** The socket closed (either side): reports the close exactly once. */
-  onClose(): void {
-    if (this.#reported) return;
+  /**
+   * The socket closed (either side): reports the close exactly once. True when a message
+   * handler still runs: the message it was lent stays in the connection's memory, which must
+   * not be reused until `transport.released` says the handler settled.
+   */
+  onClose(): boolean {
+    if (this.#reported) return false;
     this.#reported = true;
     const kind = this.#closeKind ?? "abnormal";
     this.#state = stateClosed;
     const counters = this.#context.counters;
     counters.open--;
     counters.closes[kind]++;
-    this.#reader.clear();
+    const holding = this.#reader.clear();
     this.#queue.reset();
     callClose(this.#handler, this, this.#peerCloseCode, this.#peerCloseReason, counters);
+    return holding;
   }
 
   /** Called by the engine's sweep: the route's deadlines and the write stall. */
@@ -268,6 +273,7 @@ export class WebSocketSession {
       session.#context.counters.messagesIn++;
       return session.#handler.message(session, data, isText);
     },
+    released: (session) => session.#transport.released(),
     control: (session, parser) => session.#control(parser),
     protocolError: (session, code, reason) => session.#fail(code, reason),
     messageFailed: (session, error) => {

@@ -16,6 +16,8 @@ export class FakeTransport implements WebSocketTransport {
   paused = false;
   ended = false;
   terminated = false;
+  /** Times a handler that outlived the connection settled (`released`). */
+  releases = 0;
   /** Bytes one write takes; Infinity takes everything. */
   window = Number.POSITIVE_INFINITY;
 
@@ -37,6 +39,9 @@ export class FakeTransport implements WebSocketTransport {
   }
   terminate(): void {
     this.terminated = true;
+  }
+  released(): void {
+    this.releases++;
   }
   /** The whole frames written so far. */
   frames(): ServerFrame[] {
