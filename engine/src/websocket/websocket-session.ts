@@ -10,6 +10,7 @@ import {
 } from "./frame-parser.ts";
 import { type InboundHost, InboundReader } from "./inbound-reader.ts";
 import { flushBlocked, flushClosed, flushDone, OutboundQueue } from "./outbound-queue.ts";
+import { livenessIdle, livenessPing, livenessPongMissed, PeerLiveness } from "./peer-liveness.ts";
 import { type SendResult, validateCloseToSend } from "./send-rules.ts";
 import type { WebSocketContext, WebSocketHandler, WebSocketTransport } from "./websocket-host.ts";
 import type { WebSocketLimits } from "./websocket-options.ts";
@@ -50,8 +51,7 @@ export class WebSocketSession {
   #flushing = false;
   #flushAgain = false;
   #backpressured = false;
-  #lastInboundAt: number;
-  #pingSentAt = 0;
+  readonly #liveness: PeerLiveness;
   #messageDeadlineAt = Number.POSITIVE_INFINITY;
   #closeDeadlineAt = Number.POSITIVE_INFINITY;
   #closeKind: WebSocketCloseKind | null = null;
@@ -76,7 +76,7 @@ export class WebSocketSession {
     const inbound = WebSocketSession.#inbound;
     this.#reader = new InboundReader(inbound, this, limits, storage.small, context.pool);
     this.#queue = new OutboundQueue(storage.batch);
-    this.#lastInboundAt = context.now();
+    this.#liveness = new PeerLiveness(context.now());
   }
 
   /**
@@ -89,7 +89,7 @@ export class WebSocketSession {
     counters.accepted++;
     this.#started = true;
     this.#queue.enableBatch();
-    this.#lastInboundAt = this.#context.now();
+    this.#liveness.heard(this.#context.now());
     if (!callNotice(this.#handler, this, "open", counters)) this.#closeFailed();
     if (this.#state === stateClosed) return;
     if (leftover !== null) this.onData(leftover, true);
@@ -200,8 +200,7 @@ export class WebSocketSession {
   /** Bytes from the socket; `owned` false when the caller keeps them (they are copied). */
   onData(chunk: Uint8Array, owned: boolean): void {
     if (this.#state === stateClosed) return;
-    this.#lastInboundAt = this.#context.now();
-    this.#pingSentAt = 0;
+    this.#liveness.heard(this.#context.now());
     this.#reader.receive(chunk, owned);
   }
 
@@ -232,7 +231,6 @@ export class WebSocketSession {
   /** Called by the engine's sweep: the route's deadlines and the write stall. */
   checkDeadlines(now: number): void {
     if (this.#state === stateClosed) return;
-    const limits = this.#limits;
     const queue = this.#queue;
     if (queue.blocked && now - queue.lastProgressAt >= this.#context.writeStallMs) {
       this.#drop("writeStall");
@@ -247,17 +245,10 @@ export class WebSocketSession {
       this.#startClose(closeCodes.policyViolation, "message deadline passed", "messageDeadline");
       return;
     }
-    const quiet = now - this.#lastInboundAt;
-    if (limits.idleTimeoutMs > 0 && quiet >= limits.idleTimeoutMs) {
-      this.#startClose(closeCodes.goingAway, "idle timeout", "idle");
-      return;
-    }
-    if (this.#pingSentAt > 0) {
-      if (now - this.#pingSentAt >= limits.pongTimeoutMs) this.#drop("pongTimeout");
-      return;
-    }
-    if (limits.pingIntervalMs > 0 && quiet >= limits.pingIntervalMs) {
-      this.#pingSentAt = now;
+    const due = this.#liveness.check(now, this.#limits, this.#paused);
+    if (due === livenessIdle) this.#startClose(closeCodes.goingAway, "idle timeout", "idle");
+    else if (due === livenessPongMissed) this.#drop("pongTimeout");
+    else if (due === livenessPing) {
       this.#context.counters.pingsSent++;
       queue.pushPing();
       this.flush();

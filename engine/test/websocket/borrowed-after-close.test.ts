@@ -139,3 +139,39 @@ describe("the session's release of a message that outlived its connection", () =
     expect([transport.releases, reports, counters.messageBuffersInUse]).toEqual([1, ["late"], 0]);
   });
 });
+
+test("a healthy client is not dropped while its message's handler awaits longer than the pong timeout", async () => {
+  const handled: string[] = [];
+  const handler: WebSocketHandler = {
+    async message(session, data) {
+      await Bun.sleep(400);
+      handled.push(decoder.decode(data));
+      session.send("done");
+    },
+    close() {},
+  };
+  await using server = startServer(
+    (exchange) => {
+      exchange.upgradeToWebSocket({ handler, limits: { pingIntervalMs: 40, pongTimeoutMs: 40 } });
+    },
+    { sweepIntervalMs: 10 },
+  );
+  // Bun's client answers every ping with a pong by itself.
+  const client = new WebSocket(`ws://127.0.0.1:${server.port}/`);
+  const replies: string[] = [];
+  const closed = Promise.withResolvers<number>();
+  client.onmessage = (event) => void replies.push(String(event.data));
+  client.onclose = (event) => closed.resolve(event.code);
+  await new Promise((resolve) => {
+    client.onopen = resolve;
+  });
+  client.send("slow");
+  await waitUntil(() => replies.length === 1, "the slow handler's reply", 3000);
+  expect([handled, replies, server.stats().webSockets.closes.pongTimeout]).toEqual([
+    ["slow"],
+    ["done"],
+    0,
+  ]);
+  client.close(1000);
+  expect(await closed.promise).toBe(1000);
+});

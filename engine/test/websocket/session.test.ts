@@ -213,6 +213,44 @@ describe("WebSocketSession deadlines", () => {
     expect([events, counters.closes.idle]).toEqual([[{ close: 1001, reason: "" }], 1]);
   });
 
+  test("time with reads paused by the server (a message handled) counts toward no idle or pong deadline", async () => {
+    let finish: () => void = () => {};
+    const { session, transport, clock, counters } = fakeSession(
+      {
+        message: () =>
+          new Promise<void>((resolve) => {
+            finish = resolve;
+          }),
+        close() {},
+      },
+      { pingIntervalMs: 100, pongTimeoutMs: 50, idleTimeoutMs: 300 },
+    );
+    clock.now = 90;
+    // A ping is out (sent at 100) when the client's message comes: its pong waits unread behind it.
+    session.checkDeadlines(100);
+    session.onData(clientFrame(1, "slow"), true);
+    expect(transport.paused).toBe(true);
+    for (let now = 110; now <= 1000; now += 10) {
+      clock.now = now;
+      session.checkDeadlines(now);
+    }
+    expect([transport.terminated, counters.pingsSent, summary(transport.frames())]).toEqual([
+      false,
+      1,
+      [[9, ""]],
+    ]);
+    finish();
+    await Bun.sleep(0);
+    expect(transport.paused).toBe(false);
+    // Quiet time counts from the last check with reads paused (1000): the next ping at 1100.
+    session.checkDeadlines(1099);
+    expect(counters.pingsSent).toBe(1);
+    session.checkDeadlines(1100);
+    expect(counters.pingsSent).toBe(2);
+    session.checkDeadlines(1150);
+    expect(transport.terminated).toBe(true);
+  });
+
   test("a client that does not answer our close within closeTimeoutMs is dropped", () => {
     const { events, handler } = recorder();
     const { session, transport, clock, counters } = fakeSession(handler, { closeTimeoutMs: 50 });
