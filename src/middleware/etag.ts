@@ -45,10 +45,11 @@ export function etag(options: EtagOptions = {}) {
   const weak = options.weak === true;
   return middleware({
     after(ctx) {
+      const response = ctx.response;
+      // A stream first: once its handler finished it, the request is no longer readable.
+      if (response.streaming || response.status !== 200) return;
       const method = ctx.request.method;
       if (method !== "GET" && method !== "HEAD") return;
-      const response = ctx.response;
-      if (response.status !== 200 || response.streaming) return;
       let tag = response.getHeader("etag");
       if (tag === undefined) {
         tag = contentTag(response.body, weak);

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { App } from "corral";
+import { App, middleware } from "corral";
 import { compress, contentTag, etag } from "corral/middleware";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
 import { listenQuietly } from "../support/listen-quietly.ts";
@@ -116,5 +116,26 @@ test("a 304 leaves out Content-Type, Content-Encoding and Content-Language (RFC 
     first!.header("content-language"),
     ...revalidated.slice(1).map((response) => [response.status, withoutDate(response.headers)]),
   ]).toEqual(["gzip", "en", [304, expected], [304, expected]]);
+  await app.stop();
+});
+
+test("a stream finished by its handler passes through etag() without a failure; outer hooks run", async () => {
+  const failures: unknown[] = [];
+  const outer: string[] = [];
+  const app = new App({ shared: {}, log: { error: (entry) => failures.push(entry) } })
+    .use(middleware({ after: (ctx) => void outer.push(`after ${ctx.response.status}`) }))
+    .use(etag());
+  app.get("/finished", async (ctx) => {
+    const stream = ctx.response.stream(200, "text/plain");
+    await stream.writer().writeAll(body);
+    await stream.finish();
+  });
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  client.send("GET /finished HTTP/1.1\r\nHost: h\r\nIf-None-Match: *\r\n\r\n");
+  const response = await client.response();
+  expect([response.status, response.header("etag"), response.text]).toEqual([200, undefined, body]);
+  await Bun.sleep(20);
+  expect([outer, failures, app.stats().handlerFailures]).toEqual([["after 200"], [], 0]);
   await app.stop();
 });
