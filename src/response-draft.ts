@@ -242,17 +242,20 @@ export class ResponseDraft {
     this.#exchange.setHeader("Content-Type", contentType);
     this.#contentType = undefined;
     // A declared length is of the bytes as written: a content coding would change it.
-    const encoder =
-      options?.contentLength === undefined ? this.#encoderFor?.(status, contentType) : undefined;
-    this.#stream = new Stream(engineStream, encoder);
+    const encoderFor = options?.contentLength === undefined ? this.#encoderFor : undefined;
+    this.#stream = new Stream(
+      engineStream,
+      encoderFor === undefined ? undefined : () => encoderFor(status, contentType),
+    );
     this.streamedRequest = `${this.#exchange.method} ${this.#exchange.path}`;
     return this.#stream;
   }
 
   /**
    * Lets a middleware encode this request's stream, if the handler starts one: `encoderFor`
-   * runs in `stream()` (headers still open, so it may add `Content-Encoding`) and returns the
-   * encoder, or `undefined` to send the stream as it is. A stream with a declared
+   * runs at the stream's first use (its first write, window, flush or finish; headers still
+   * open, so it may add `Content-Encoding`, and it sees the headers the handler set after
+   * `stream()`) and returns the encoder, or `undefined` to send the stream as it is. A stream with a declared
    * `contentLength` is never encoded (the coding would change its length): `encoderFor` is not
    * called for it. Every `flush()` then sends the encoded
    * bytes of all written so far; the encoding ends with `finish()` or `endStreamEncoding()`.

@@ -26,13 +26,33 @@ export const writesPerTurn = 256;
  */
 export class StreamWriter {
   readonly #stream: ResponseStream;
-  readonly #encoder: StreamEncoder | undefined;
+  /**
+   * Chooses the content coding (see `ResponseDraft.encodeStream`) at the stream's first use, not
+   * at `stream()`: a handler sets its headers (`Cache-Control: no-transform`) or opts out
+   * between the two. Undefined once chosen.
+   */
+  #chooseEncoder: (() => StreamEncoder | undefined) | undefined;
+  #encoder: StreamEncoder | undefined = undefined;
   #writesInRow = 0;
 
   /** @internal Made by `Stream.writer()`. */
-  constructor(stream: ResponseStream, encoder?: StreamEncoder) {
+  constructor(stream: ResponseStream, chooseEncoder?: () => StreamEncoder | undefined) {
     this.#stream = stream;
-    this.#encoder = encoder;
+    this.#chooseEncoder = chooseEncoder;
+  }
+
+  /** The encoder of the stream's content coding, chosen at the first call. */
+  #encoding(): StreamEncoder | undefined {
+    const choose = this.#chooseEncoder;
+    if (choose === undefined) return this.#encoder;
+    this.#chooseEncoder = undefined;
+    this.#encoder = choose();
+    return this.#encoder;
+  }
+
+  /** @internal Whether the stream has a content coding (chosen now if it was not yet). */
+  get encoded(): boolean {
+    return this.#encoding() !== undefined;
   }
 
   /** Copies all of `data` (UTF-8 for text), flushing whenever staging is full. */
@@ -41,7 +61,7 @@ export class StreamWriter {
       this.#writesInRow = 0;
       await nextTurn();
     }
-    const encoder = this.#encoder;
+    const encoder = this.#encoding();
     if (encoder !== undefined) {
       encoder.write(typeof data === "string" ? textEncoder.encode(data) : data);
       // The encoder's input is bounded like staging: past it, the stream flushes.
@@ -79,12 +99,28 @@ export class StreamWriter {
    * await writer.flush();
    */
   stagingWindow(): Uint8Array {
-    return this.#stream.stagingWindow();
+    const window = this.#stream.stagingWindow();
+    const encoder = this.#encoding();
+    // Encoded, the bytes go to the encoder, whose input is bounded like staging.
+    if (encoder === undefined) return window;
+    return window.subarray(0, Math.max(0, window.length - encoder.pendingBytes));
   }
 
-  /** Takes the first `bytes` of `stagingWindow()` as the next part of the body. */
+  /**
+   * Takes the first `bytes` of `stagingWindow()` as the next part of the body (under a content
+   * coding, the encoder takes a copy of them).
+   */
   commit(bytes: number): void {
-    this.#stream.commit(bytes);
+    const encoder = this.#encoding();
+    if (encoder === undefined) {
+      this.#stream.commit(bytes);
+      return;
+    }
+    const window = this.stagingWindow();
+    if (!Number.isSafeInteger(bytes) || bytes < 0 || bytes > window.length) {
+      throw new TypeError(`corral: commit(${bytes}) is not within the staging window`);
+    }
+    encoder.write(window.subarray(0, bytes));
   }
 
   /**
@@ -92,7 +128,7 @@ export class StreamWriter {
    * on this stream): their bytes never enter the process.
    */
   get sendsFilesInKernel(): boolean {
-    return this.#encoder === undefined && this.#stream.sendsFilesInKernel;
+    return this.#encoding() === undefined && this.#stream.sendsFilesInKernel;
   }
 
   /**
@@ -105,7 +141,7 @@ export class StreamWriter {
    * await stream.writer().sendFile(descriptor, 0, size);
    */
   sendFile(descriptor: number, position: number, length: number): Promise<void> {
-    if (this.#encoder !== undefined) {
+    if (this.#encoding() !== undefined) {
       throw new TypeError("corral: a stream with a content coding cannot send a file as it is");
     }
     return this.#stream.sendFile(descriptor, position, length);
@@ -118,7 +154,7 @@ export class StreamWriter {
 
   /** Sends what was written; resolves when the socket accepted it. */
   flush(): Promise<void> {
-    const encoder = this.#encoder;
+    const encoder = this.#encoding();
     // Without an encoder, the engine's promise as it is: no extra turn per flush.
     if (encoder === undefined) return this.#stream.flush();
     return this.#flushEncoded(encoder);
@@ -131,7 +167,7 @@ export class StreamWriter {
 
   /** @internal Writes the encoder's last bytes (the stream is not finished). */
   async endEncoding(): Promise<void> {
-    const encoder = this.#encoder;
+    const encoder = this.#encoding();
     if (encoder === undefined || this.#encodingEnded) return;
     this.#encodingEnded = true;
     await this.#writeRaw(await encoder.end());
@@ -154,14 +190,14 @@ export class Stream {
   readonly #stream: ResponseStream;
   readonly #writer: StreamWriter;
 
-  /** @internal Made by `ctx.response.stream()`, with the encoder of a content coding if any. */
-  constructor(stream: ResponseStream, encoder?: StreamEncoder) {
+  /**
+   * @internal Made by `ctx.response.stream()`, with what chooses a content coding (at the
+   * stream's first use) if a middleware encodes streams.
+   */
+  constructor(stream: ResponseStream, chooseEncoder?: () => StreamEncoder | undefined) {
     this.#stream = stream;
-    this.#writer = new StreamWriter(stream, encoder);
-    this.#encoded = encoder !== undefined;
+    this.#writer = new StreamWriter(stream, chooseEncoder);
   }
-
-  readonly #encoded: boolean;
 
   /** The writer (one per stream). */
   writer(): StreamWriter {
@@ -180,7 +216,7 @@ export class Stream {
 
   /** Sends what is left and ends the body; resolves when the socket accepted the last bytes. */
   finish(): Promise<void> {
-    if (!this.#encoded) return this.#stream.finish();
+    if (!this.#writer.encoded) return this.#stream.finish();
     return this.#writer.endEncoding().then(() => this.#stream.finish());
   }
 }

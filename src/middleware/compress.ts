@@ -61,15 +61,23 @@ const gzipParameters = { level: 6 };
 const zstdParameters = { level: 3 };
 
 const optedOut = new WeakSet<object>();
+/** Requests whose stream had its coding chosen (at its first use): too late to opt out. */
+const streamCodingChosen = new WeakSet<object>();
 
 /**
  * Sends this request's answer uncompressed (a per-route opt-out, e.g. for answers that carry
- * secrets next to attacker-chosen text, which compression would leak: BREACH).
+ * secrets next to attacker-chosen text, which compression would leak: BREACH). For a stream,
+ * call it before its first write: after it, the coding is chosen and this is a `TypeError`.
  *
  * @example
  * app.get("/account", (ctx) => { skipCompression(ctx); ctx.response.json(200, account); });
  */
 export function skipCompression(ctx: AnyContext): void {
+  if (streamCodingChosen.has(ctx)) {
+    throw new TypeError(
+      "corral: skipCompression() after the stream's first write: compress() chose its coding then; call it before writing",
+    );
+  }
   optedOut.add(ctx);
 }
 
@@ -94,7 +102,8 @@ function varies(vary: string | undefined): boolean {
  * compressed bytes replace the body in the worker's staging (the compressor's output is
  * transient and never larger than the body). A stream of an allowed type is encoded as it is
  * written, and every `flush()` sends the encoded bytes of all written so far (SSE events arrive
- * as they are flushed); at most `maxEncodedStreams` at once, the others go as they are.
+ * as they are flushed); at most `maxEncodedStreams` at once, the others go as they are. A
+ * stream's coding is chosen at its first write, so the headers and opt-out set before it count.
  *
  * @example
  * app.use(etag()).use(compress({ thresholdBytes: 2048 }));
@@ -124,12 +133,13 @@ export function compress(options: CompressOptions = {}) {
     before(ctx) {
       if (maxStreams === 0) return;
       ctx.response.encodeStream((status, contentType) => {
+        streamCodingChosen.add(ctx);
         const coding = codingFor(ctx, status, contentType);
         if (coding === undefined || liveEncoders >= maxStreams) return undefined;
         liveEncoders++;
         const encoder = zlibStreamEncoder(coding, () => liveEncoders--);
         encoders.set(ctx, encoder);
-        ctx.response.header("Content-Encoding", coding);
+        labelCoded(ctx.response, coding);
         return encoder;
       });
     },
@@ -203,8 +213,12 @@ function useCompressed(
   compressed: Uint8Array,
 ): void {
   if (compressed.length >= originalLength) return;
-  const response = ctx.response;
-  response.replaceBody(compressed);
+  ctx.response.replaceBody(compressed);
+  labelCoded(ctx.response, coding);
+}
+
+/** `Content-Encoding`, and the handler's ETag suffixed with the coding (RFC 9110 §8.8.3). */
+function labelCoded(response: AnyContext["response"], coding: ContentCoding): void {
   response.header("Content-Encoding", coding);
   const tag = response.getHeader("etag");
   if (tag?.endsWith('"')) {

@@ -263,3 +263,67 @@ test("a stream with a declared length goes as written, never encoded: its length
     await app.stop();
   }
 });
+
+test("a stream's coding is chosen at its first write: headers and opt-outs set after stream() count, its ETag is suffixed", async () => {
+  const misuse: string[] = [];
+  const app = new App({ shared: {} }).use(compress());
+  app.get("/tagged", async (ctx) => {
+    const writer = ctx.response.stream(200, "application/json").writer();
+    ctx.response.header("ETag", '"v1"');
+    await writer.writeAll(json);
+  });
+  app.get("/no-transform", async (ctx) => {
+    const writer = ctx.response.stream(200, "application/json").writer();
+    ctx.response.header("Cache-Control", "no-transform");
+    await writer.writeAll(json);
+  });
+  app.get("/skipped", async (ctx) => {
+    const writer = ctx.response.stream(200, "application/json").writer();
+    skipCompression(ctx);
+    await writer.writeAll(json);
+  });
+  app.get("/skipped-late", async (ctx) => {
+    const writer = ctx.response.stream(200, "application/json").writer();
+    await writer.writeAll(json);
+    try {
+      skipCompression(ctx);
+    } catch (error) {
+      misuse.push((error as Error).message);
+    }
+  });
+  app.get("/window", async (ctx) => {
+    const writer = ctx.response.stream(200, "application/json").writer();
+    const bytes = new TextEncoder().encode(json);
+    for (let offset = 0; offset < bytes.length; ) {
+      let window = writer.stagingWindow();
+      if (window.length === 0) {
+        await writer.flush();
+        window = writer.stagingWindow();
+      }
+      const count = Math.min(window.length, bytes.length - offset, 1000);
+      window.set(bytes.subarray(offset, offset + count));
+      writer.commit(count);
+      offset += count;
+    }
+  });
+  const server = listenQuietly(app);
+  const answers: unknown[] = [];
+  for (const path of ["/tagged", "/no-transform", "/skipped", "/skipped-late", "/window"]) {
+    using client = await RawClient.connect(server.port);
+    client.send(`GET ${path} HTTP/1.1\r\nHost: h\r\nAccept-Encoding: gzip\r\n\r\n`);
+    const answer = await client.response();
+    const coding = answer.header("content-encoding");
+    answers.push([path, coding, answer.header("etag"), decode(coding, answer.body) === json]);
+  }
+  expect(answers).toEqual([
+    ["/tagged", "gzip", '"v1-gzip"', true],
+    ["/no-transform", undefined, undefined, true],
+    ["/skipped", undefined, undefined, true],
+    ["/skipped-late", "gzip", undefined, true],
+    ["/window", "gzip", undefined, true],
+  ]);
+  expect(misuse).toEqual([
+    "corral: skipCompression() after the stream's first write: compress() chose its coding then; call it before writing",
+  ]);
+  await app.stop();
+});
