@@ -303,8 +303,10 @@ export class ResponseDraft {
   /** @internal Writes the drafted Content-Type; called once when the handler is done. */
   finalize(): void {
     if (this.#stream !== undefined) return;
-    if (this.#contentType !== undefined)
-      this.#exchange.setHeader("Content-Type", this.#contentType);
+    const type = this.#contentType;
+    if (type === undefined) return;
+    // RFC 9110 §15.4.5: a 304 carries no Content-Type, which a cache would copy onto its entry.
+    if (this.#exchange.status !== 304) this.#exchange.setHeader("Content-Type", type);
     this.#contentType = undefined;
   }
 

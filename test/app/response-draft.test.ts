@@ -194,3 +194,32 @@ test("output past staging is a typed error mapped to 500, never a truncated resp
   ]);
   await app.stop();
 });
+
+test("a 304 leaves out the Content-Type its handler drafted (RFC 9110 §15.4.5); other statuses keep it", async () => {
+  const app = new App({ shared: {} });
+  for (const status of [304, 200, 204]) {
+    app.route("GET", `/${status}`, (ctx) => {
+      ctx.response.header("Content-Type", "text/html");
+      ctx.response.header("ETag", '"v1"');
+      ctx.response.setStatus(status);
+    });
+  }
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  client.send(
+    ["/304", "/200", "/204"].map((path) => `GET ${path} HTTP/1.1\r\nHost: h\r\n\r\n`).join(""),
+  );
+  const responses = await client.responses(3);
+  expect(
+    responses.map((response) => [
+      response.status,
+      response.header("content-type"),
+      response.header("etag"),
+    ]),
+  ).toEqual([
+    [304, undefined, '"v1"'],
+    [200, "text/html", '"v1"'],
+    [204, "text/html", '"v1"'],
+  ]);
+  await app.stop();
+});
