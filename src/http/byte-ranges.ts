@@ -34,7 +34,11 @@ export interface RangeLimits {
   readonly maxRangeSpecs: number;
   /** Parts of a multipart answer after merging; more makes it a plain 200. Default 16. */
   readonly maxRangeParts: number;
-  /** Ranges closer than this are merged into one part (as Apache does). Default 80 bytes. */
+  /**
+   * Ranges closer than this (fewer bytes between them) are merged into one part, as RFC 9110
+   * §14.2 allows for a gap smaller than the overhead of another part; overlapping and touching
+   * ranges always are. Default 80 bytes.
+   */
   readonly mergeGapBytes: number;
 }
 
@@ -52,7 +56,8 @@ export const defaultRangeLimits: RangeLimits = Object.freeze({
 
 const whole = { kind: "whole" } as const;
 const unsatisfiable = { kind: "unsatisfiable" } as const;
-// More digits than this cannot be a real offset; they stay "very large" without losing the parse.
+// More significant digits (leading zeros aside) than this cannot be a real offset; they stay
+// "very large" without losing the parse.
 const maxDigits = 15;
 
 /**
@@ -133,10 +138,13 @@ function readSpec(cursor: Cursor, length: number): ByteRange | "malformed" | "un
 function readNumber(cursor: Cursor): number {
   const start = cursor.at;
   let value = 0;
+  // Digits after the leading zeros: only they make a number too large (`000…01` is 1).
+  let significantDigits = 0;
   for (;;) {
     const code = cursor.text.charCodeAt(cursor.at);
     if (!(code >= 0x30 && code <= 0x39)) break;
-    if (cursor.at - start < maxDigits) value = value * 10 + (code - 0x30);
+    if (significantDigits > 0 || code !== 0x30) significantDigits++;
+    if (significantDigits <= maxDigits) value = value * 10 + (code - 0x30);
     else value = Number.MAX_SAFE_INTEGER;
     cursor.at++;
   }
@@ -151,14 +159,20 @@ function skipSpaces(cursor: Cursor): void {
   }
 }
 
-/** Sorts and joins overlapping or nearby ranges: one part per stretch of the file. */
+/**
+ * Sorts and joins ranges that overlap, touch, or leave fewer than `gapBytes` bytes between them
+ * ("closer than" the gap: a gap of exactly `gapBytes` keeps two parts): one part per stretch of
+ * the file.
+ */
 function mergeRanges(ranges: ByteRange[], gapBytes: number): ByteRange[] {
   ranges.sort((left, right) => left.start - right.start);
   const merged: ByteRange[] = [];
   let current = ranges[0]!;
   for (let index = 1; index < ranges.length; index++) {
     const next = ranges[index]!;
-    if (next.start <= current.end + 1 + gapBytes) {
+    // The bytes between the two: negative when they overlap, 0 when they touch.
+    const gap = next.start - current.end - 1;
+    if (gap <= 0 || gap < gapBytes) {
       if (next.end > current.end) current = { start: current.start, end: next.end };
     } else {
       merged.push(current);

@@ -69,8 +69,11 @@ export function evaluatePreconditions(
 /**
  * Whether a Range request may be honoured (RFC 9110 §13.1.5): without `If-Range`, or when it is
  * an entity-tag that matches the current one by strong comparison, or an HTTP-date exactly equal
- * to `lastModified` (at one-second precision). Otherwise the whole representation is sent. A
- * coded form's tag (`"v1-gzip"`) does not allow a range of `"v1"`: its bytes are other bytes.
+ * to `lastModified` (at one-second precision) that is a strong validator: `lastModified` at least
+ * one second before `now`, the `Date` of the response (§8.8.2.2; a file modified in the current
+ * second may change again within it, under the same date). Otherwise the whole representation is
+ * sent. A coded form's tag (`"v1-gzip"`) does not allow a range of `"v1"`: its bytes are other
+ * bytes.
  *
  * @example
  * if (!ifRangeAllows((name) => ctx.request.header(name), validators)) sendWhole();
@@ -78,6 +81,7 @@ export function evaluatePreconditions(
 export function ifRangeAllows(
   header: (name: string) => string | undefined,
   validators: Validators,
+  now: number = Date.now(),
 ): boolean {
   const value = header("if-range");
   if (value === undefined) return true;
@@ -89,7 +93,13 @@ export function ifRangeAllows(
   }
   const date = dateOf(value);
   const modified = secondsOf(validators.lastModified);
-  return date !== undefined && modified !== undefined && date === modified;
+  // The Date sent is `now` to the second: the last modification must lie in an earlier second.
+  return (
+    date !== undefined &&
+    modified !== undefined &&
+    date === modified &&
+    modified < Math.floor(now / 1000)
+  );
 }
 
 function dateOf(value: string | undefined): number | undefined {

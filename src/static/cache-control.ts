@@ -44,8 +44,8 @@ export function cacheControlFor(policy: CacheControlPolicy, file: CachedFile): s
 
 /**
  * Whether the last segment has a part, between `.` or `-` separators and before the extension,
- * of 8 or more letters and digits with at least one digit: what bundlers put in built names.
- * One linear scan.
+ * of 8 or more letters and digits (ASCII; `_` is neither) with at least one digit: what bundlers
+ * put in built names. One linear scan.
  *
  * @example
  * hasContentHash("assets/index-BXk3ZQ9a.css"); // true
@@ -57,21 +57,22 @@ export function hasContentHash(path: string): boolean {
   if (end <= 0) return false;
   let runLength = 0;
   let runHasDigit = false;
+  // Whether the current run follows a `.` or `-`: one after `_` or at the start is no part.
+  let runAfterSeparator = false;
   for (let index = 0; index <= end; index++) {
     const code = index === end ? 0x2e : name.charCodeAt(index);
     const isDigit = code >= 0x30 && code <= 0x39;
-    const isLetter =
-      (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code === 0x5f;
+    const isLetter = (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
     if (isDigit || isLetter) {
       runLength++;
       runHasDigit ||= isDigit;
       continue;
     }
-    if (runLength >= 8 && runHasDigit && (code === 0x2e || code === 0x2d) && index > runLength) {
-      return true;
-    }
+    const isSeparator = code === 0x2e || code === 0x2d;
+    if (runLength >= 8 && runHasDigit && runAfterSeparator && isSeparator) return true;
     runLength = 0;
     runHasDigit = false;
+    runAfterSeparator = isSeparator;
   }
   return false;
 }

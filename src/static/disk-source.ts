@@ -4,7 +4,6 @@ import {
   fstatSync,
   openSync,
   readlinkSync,
-  readSync,
   realpathSync,
   type Stats,
   statSync,
@@ -12,6 +11,7 @@ import {
 import { sep } from "node:path";
 import type { ContentCoding } from "../http/content-coding.ts";
 import { DiskFile, diskValidators, sameFile } from "./disk-file.ts";
+import { FileChangedError } from "./file-changed-error.ts";
 import { MemoryFile } from "./memory-file.ts";
 import {
   type FileLookup,
@@ -19,7 +19,8 @@ import {
   type StaticFile,
   variantSuffixes,
 } from "./static-file.ts";
-import { VerifiedFiles } from "./verified-files.ts";
+import { type VerifiedFile, VerifiedFiles } from "./verified-files.ts";
+import { readWholeFile } from "./whole-file-read.ts";
 
 // O_NONBLOCK: opening a FIFO someone placed in the folder must not block the event loop; regular
 // files ignore the flag. O_NOCTTY: a terminal device never becomes the process's terminal.
@@ -102,7 +103,9 @@ export class DiskSource implements FileSource {
     if (stats.isFile()) {
       const known = this.#verified.get(name);
       if (known !== undefined && sameFile(known.stats, stats)) {
-        if (known.cached !== undefined) return { kind: "file", file: known.cached };
+        if (known.cached !== undefined) {
+          return { kind: "file", file: cachedAs(known, known.cached, tagSuffix) };
+        }
         const reopened = this.#reopen(path, known.stats, tagSuffix);
         if (reopened !== undefined) return { kind: "file", file: reopened };
       }
@@ -145,15 +148,19 @@ export class DiskSource implements FileSource {
       if (stats.isDirectory()) return directory;
       if (!stats.isFile()) return missing;
       if (stats.size <= this.#options.maxCachedFileBytes && this.#options.maxVerifiedNames > 0) {
-        const cached = readWhole(fd, stats, tagSuffix);
-        if (cached === undefined) return missing;
-        this.#verified.set(name, { stats, cached });
+        const cached = readWholeFile(fd, stats, tagSuffix);
+        // Changed in place while read, before any byte went out: the documented 503 with
+        // Retry-After, as for a larger file caught before its first piece; the name is verified
+        // again at the next request.
+        if (cached === undefined) throw new FileChangedError();
+        this.#verified.set(name, { stats, cached, tagSuffix });
         return { kind: "file", file: cached };
       }
-      this.#verified.set(name, { stats, cached: undefined });
+      this.#verified.set(name, { stats, cached: undefined, tagSuffix });
       keepOpen = true;
       return { kind: "file", file: new DiskFile(fd, stats, tagSuffix, this.#options.sendfile) };
-    } catch {
+    } catch (error) {
+      if (error instanceof FileChangedError) throw error;
       return missing;
     } finally {
       if (!keepOpen) closeSync(fd);
@@ -174,15 +181,12 @@ export class DiskSource implements FileSource {
 const missing = { kind: "missing" } as const;
 const directory = { kind: "directory" } as const;
 
-/** Reads a small file whole; undefined when it changed meanwhile (it is then read next time). */
-function readWhole(fd: number, stats: Stats, tagSuffix: string): MemoryFile | undefined {
-  const bytes = new Uint8Array(stats.size);
-  let offset = 0;
-  while (offset < bytes.length) {
-    const count = readSync(fd, bytes, offset, bytes.length - offset, offset);
-    if (count <= 0) return undefined;
-    offset += count;
-  }
-  if (!sameFile(fstatSync(fd), stats)) return undefined;
-  return new MemoryFile(bytes, diskValidators(stats, tagSuffix));
+/**
+ * The cached bytes of a name under the tag of the way they are asked for: `app.js.br` asked for
+ * itself is another representation than the br variant of `app.js` (no `Content-Encoding`), so
+ * each keeps its own ETag whichever was asked for first.
+ */
+function cachedAs(known: VerifiedFile, cached: MemoryFile, tagSuffix: string): MemoryFile {
+  if (known.tagSuffix === tagSuffix) return cached;
+  return new MemoryFile(cached.bytes, diskValidators(known.stats, tagSuffix));
 }

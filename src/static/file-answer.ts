@@ -26,7 +26,7 @@ export interface FileAnswer {
 /**
  * Answers a GET or HEAD for one file: picks the representation (a precompressed variant when the
  * client accepts it and no Range is asked), evaluates the preconditions (RFC 9110 §13.2.2), then
- * the Range (§14.2, with If-Range §13.1.5), and sends 200, 206, 304, 412 or 416. Every
+ * the Range of a GET (§14.2, with If-Range §13.1.5), and sends 200, 206, 304, 412 or 416. Every
  * representation has its own strong ETag; `Vary: Accept-Encoding` wherever a variant could be
  * chosen, 304s included.
  */
@@ -59,7 +59,9 @@ function respond(
   opened: StaticFile[],
 ): void | Promise<void> {
   const header = (name: string) => request.header(name);
-  const rangeHeader = header("range");
+  // RFC 9110 §14.2: range handling is defined for GET alone, and a Range on any other method MUST
+  // be ignored: a HEAD answers the head of the GET without it (200, the whole length).
+  const rangeHeader = request.method === "GET" ? header("range") : undefined;
   let file = answer.identity;
   let coding: ContentCoding | undefined;
   {

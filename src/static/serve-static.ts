@@ -38,9 +38,10 @@ export interface StaticFilesOptions {
   readonly rangeLimits?: Partial<RangeLimits>;
   /**
    * Memory for files on disk: names verified inside the folder (`maxEntries`, default 4096), and
-   * the bytes of files up to `maxFileBytes` (default 64 KiB) within `maxBytes` in all (default
-   * 16 MiB), so a hot small file costs one `stat` per request. `false` keeps nothing: every
-   * request opens and checks its file again.
+   * the bytes of files up to `maxFileBytes` (default 64 KiB, or `maxBytes` when smaller) within
+   * `maxBytes` in all (default 16 MiB), so a hot small file costs one `stat` per request. A
+   * `maxFileBytes` over `maxBytes` is a `TypeError`. `false` keeps nothing: every request opens
+   * and checks its file again.
    */
   readonly memoryCache?:
     | {
@@ -182,21 +183,24 @@ function notFound(ctx: Context<unknown, unknown, unknown>): void {
 
 function memoryCacheLimits(option: StaticFilesOptions["memoryCache"]) {
   if (option === false) return { maxVerifiedNames: 0, maxCachedBytes: 0, maxCachedFileBytes: -1 };
-  const limits = {
-    maxEntries: 4096,
-    maxBytes: 16 * 1024 * 1024,
-    maxFileBytes: 64 * 1024,
-    ...option,
-  };
-  for (const [name, value] of Object.entries(limits)) {
+  const limits = { maxEntries: 4096, maxBytes: 16 * 1024 * 1024, ...option };
+  const maxFileBytes = option?.maxFileBytes ?? Math.min(64 * 1024, limits.maxBytes);
+  for (const [name, value] of Object.entries({ ...limits, maxFileBytes })) {
     if (!Number.isSafeInteger(value) || value < 0) {
       throw new TypeError(`corral: memoryCache.${name} must be a whole number >= 0, got ${value}`);
     }
   }
+  // A file over the whole budget is read whole for its request and never kept: memory and reads
+  // bounded by nothing but the file, where staging would read it piece by piece.
+  if (maxFileBytes > limits.maxBytes) {
+    throw new TypeError(
+      `corral: memoryCache.maxFileBytes (${maxFileBytes}) must be at most memoryCache.maxBytes (${limits.maxBytes}): a larger file would be read whole at every request and never kept`,
+    );
+  }
   return {
     maxVerifiedNames: limits.maxEntries,
     maxCachedBytes: limits.maxBytes,
-    maxCachedFileBytes: limits.maxFileBytes,
+    maxCachedFileBytes: maxFileBytes,
   };
 }
 

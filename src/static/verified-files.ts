@@ -7,6 +7,8 @@ export interface VerifiedFile {
   readonly stats: Stats;
   /** The whole content, for files no larger than the per-file cache limit. */
   readonly cached: MemoryFile | undefined;
+  /** The ETag suffix `cached` was tagged with (`""`, or `-br` when read as a variant). */
+  readonly tagSuffix: string;
 }
 
 /**

@@ -122,10 +122,29 @@ describe("ifRangeAllows (RFC 9110 §13.1.5)", () => {
       [{ "if-range": after }, false],
       [{ "if-range": "garbage" }, false],
     ];
-    expect(cases.map(([fields]) => [fields, ifRangeAllows(headers(fields), validators)])).toEqual(
-      cases,
-    );
+    const later = modified + 86_400_000;
+    expect(
+      cases.map(([fields]) => [fields, ifRangeAllows(headers(fields), validators, later)]),
+    ).toEqual(cases);
     expect(ifRangeAllows(headers({ "if-range": '"v2"' }), { etag: 'W/"v2"' })).toBe(false);
+  });
+
+  test("the exact date allows the range only once Last-Modified is a second before the response's Date (§8.8.2.2)", () => {
+    // `modified` is 12:00:00.750: its second ends at 12:00:00.999.
+    const second = Date.parse("2026-03-01T12:00:00Z");
+    const cases: Array<[string, number, boolean]> = [
+      ["the same instant", modified, false],
+      ["the last millisecond of its second", second + 999, false],
+      ["the next second", second + 1000, true],
+      ["a minute later", second + 60_000, true],
+      ["a clock behind the file", second - 1000, false],
+    ];
+    const ifRange = headers({ "if-range": atModified });
+    expect(
+      cases.map(([name, now]) => [name, now, ifRangeAllows(ifRange, validators, now)]),
+    ).toEqual(cases);
+    // A tag is strong whatever the time.
+    expect(ifRangeAllows(headers({ "if-range": '"v2"' }), validators, modified)).toBe(true);
   });
 });
 

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { parseRange } from "corral";
+import { defaultRangeLimits, parseRange, type RangeRequest } from "corral";
 
 test("parseRange: every form against a 100-byte representation", () => {
   const cases = [
@@ -65,4 +65,63 @@ test("parseRange is linear: a 16 KiB header of digits and commas parses at once"
     "unsatisfiable",
     "ranges",
   ]);
+});
+
+test("parseRange: leading zeros do not count toward the 15-digit cutoff; more significant digits are still too large", () => {
+  const huge = Number.MAX_SAFE_INTEGER;
+  const cases: Array<[string, number, RangeRequest]> = [
+    ["bytes=0000000000000000001-2", 100, { kind: "ranges", ranges: [{ start: 1, end: 2 }] }],
+    ["bytes=0-00000000000000000009", 100, { kind: "ranges", ranges: [{ start: 0, end: 9 }] }],
+    ["bytes=-00000000000000000005", 100, { kind: "ranges", ranges: [{ start: 95, end: 99 }] }],
+    ["bytes=00000-0", 100, { kind: "ranges", ranges: [{ start: 0, end: 0 }] }],
+    // 15 significant digits are read exactly, 16 are "very large": past any file, or clamped.
+    [
+      "bytes=000123456789012345-",
+      huge,
+      { kind: "ranges", ranges: [{ start: 123456789012345, end: huge - 1 }] },
+    ],
+    ["bytes=0001234567890123456-", huge, { kind: "unsatisfiable" }],
+    ["bytes=000100000000000000000000-", 100, { kind: "unsatisfiable" }],
+    ["bytes=0-00099999999999999999999", 100, { kind: "ranges", ranges: [{ start: 0, end: 99 }] }],
+    ["bytes=-00099999999999999999999", 100, { kind: "ranges", ranges: [{ start: 0, end: 99 }] }],
+    [`bytes=${"0".repeat(16 * 1024)}1-2`, 100, { kind: "ranges", ranges: [{ start: 1, end: 2 }] }],
+  ];
+  expect(cases.map(([header, length]) => [header, length, parseRange(header, length)])).toEqual(
+    cases,
+  );
+});
+
+test("parseRange merges ranges closer than mergeGapBytes: a gap of exactly the limit keeps two parts", () => {
+  const parts = (header: string, mergeGapBytes?: number) => {
+    const limits = {
+      ...defaultRangeLimits,
+      ...(mergeGapBytes === undefined ? {} : { mergeGapBytes }),
+    };
+    const request = parseRange(header, 1000, limits);
+    return request.kind === "ranges"
+      ? request.ranges.map((range) => `${range.start}-${range.end}`)
+      : request.kind;
+  };
+  // Between 0-9 and N-: N - 10 bytes.
+  expect({
+    gap79: parts("bytes=0-9, 89-99"),
+    gap80: parts("bytes=0-9, 90-99"),
+    gap81: parts("bytes=0-9, 91-99"),
+    unsorted80: parts("bytes=90-99, 0-9"),
+    noGapTouching: parts("bytes=0-9, 10-19", 0),
+    noGapOverlapping: parts("bytes=0-9, 5-19", 0),
+    noGapOneByte: parts("bytes=0-9, 11-19", 0),
+    gapOneTouching: parts("bytes=0-9, 10-19", 1),
+    gapOneOneByte: parts("bytes=0-9, 11-19", 1),
+  }).toEqual({
+    gap79: ["0-99"],
+    gap80: ["0-9", "90-99"],
+    gap81: ["0-9", "91-99"],
+    unsorted80: ["0-9", "90-99"],
+    noGapTouching: ["0-19"],
+    noGapOverlapping: ["0-19"],
+    noGapOneByte: ["0-9", "11-19"],
+    gapOneTouching: ["0-19"],
+    gapOneOneByte: ["0-9", "11-19"],
+  });
 });

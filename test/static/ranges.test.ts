@@ -1,13 +1,18 @@
 import { expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeFixture, rawRequest, serveFiles, serveFixture } from "./support/static-fixture.ts";
 
 /** 1000 bytes whose every byte says where it is: byte i is "0123456789"[i % 10]. */
 const thousand = Array.from({ length: 1000 }, (_, index) => String(index % 10)).join("");
 
-function setup(limits?: { maxRangeParts?: number; mergeGapBytes?: number }) {
-  return serveFixture({ "digits.txt": thousand }, { rangeLimits: limits });
+function setup(
+  prepare?: (root: string) => void,
+  limits?: { maxRangeParts?: number; mergeGapBytes?: number },
+) {
+  return serveFixture({ "digits.txt": thousand }, { rangeLimits: limits }, (fixture) =>
+    prepare?.(fixture.root),
+  );
 }
 
 test("single ranges: first-last, suffix, open, and an end past the file clamped, each a 206 with Content-Range", async () => {
@@ -73,7 +78,7 @@ test("unsatisfiable ranges are a 416 with bytes */length; malformed or other uni
 });
 
 test("several ranges are one multipart/byteranges, sorted and merged, with an exact Content-Length", async () => {
-  await using server = setup({ mergeGapBytes: 0 });
+  await using server = setup(undefined, { mergeGapBytes: 0 });
   const response = await rawRequest(server.port, "/files/digits.txt", {
     Range: "bytes=500-502, 0-1, 1-3, 998-2000, 5000-6000",
   });
@@ -105,27 +110,37 @@ test("several ranges are one multipart/byteranges, sorted and merged, with an ex
   });
 });
 
-test("ranges closer than the merge gap become one part; more parts than the cap are a plain 200", async () => {
+test("ranges closer than the merge gap (80 bytes) become one part, exactly 80 apart stay two; more parts than the cap are a plain 200", async () => {
   await using merged = setup();
-  await using capped = setup({ maxRangeParts: 2, mergeGapBytes: 0 });
+  await using capped = setup(undefined, { maxRangeParts: 2, mergeGapBytes: 0 });
   const near = await rawRequest(merged.port, "/files/digits.txt", { Range: "bytes=0-1, 50-51" });
+  // 79 bytes between the two ranges are fewer than 80: one part; exactly 80 are not.
+  const under = await rawRequest(merged.port, "/files/digits.txt", { Range: "bytes=0-1, 81-82" });
+  const at = await rawRequest(merged.port, "/files/digits.txt", { Range: "bytes=0-1, 82-83" });
   const many = await rawRequest(capped.port, "/files/digits.txt", {
     Range: "bytes=0-1, 10-11, 20-21",
   });
   const two = await rawRequest(capped.port, "/files/digits.txt", { Range: "bytes=0-1, 10-11" });
   expect([
     [near.status, near.header("content-range"), near.text.length],
+    [under.status, under.header("content-range"), under.text.length],
+    [at.status, at.header("content-type")?.startsWith("multipart/byteranges; boundary=")],
     [many.status, many.body.length],
     [two.status, two.header("content-type")?.startsWith("multipart/byteranges; boundary=")],
   ]).toEqual([
     [206, "bytes 0-51/1000", 52],
+    [206, "bytes 0-82/1000", 83],
+    [206, true],
     [200, 1000],
     [206, true],
   ]);
 });
 
 test("If-Range: a matching strong ETag or the exact date allows the range; a weak, other or older one sends all", async () => {
-  await using server = setup();
+  await using server = setup((root) => {
+    const modified = new Date("2026-01-02T03:04:05Z");
+    utimesSync(join(root, "digits.txt"), modified, modified);
+  });
   const plain = await rawRequest(server.port, "/files/digits.txt");
   const etag = plain.header("etag")!;
   const answers: Array<[string, number]> = [];
@@ -149,6 +164,27 @@ test("If-Range: a matching strong ETag or the exact date allows the range; a wea
     ["same date", 206],
     ["earlier date", 200],
   ]);
+});
+
+test("If-Range with the date of a file modified in the current second sends all: that date is a weak validator (RFC 9110 §8.8.2.2)", async () => {
+  let root = "";
+  await using server = setup((fixtureRoot) => {
+    root = fixtureRoot;
+  });
+  // The file is modified now, early in a second, and asked for within the same second.
+  while (Date.now() % 1000 >= 500) await Bun.sleep(1);
+  const now = new Date();
+  utimesSync(join(root, "digits.txt"), now, now);
+  const response = await rawRequest(server.port, "/files/digits.txt", {
+    Range: "bytes=0-1",
+    "If-Range": now.toUTCString(),
+  });
+  expect([
+    response.status,
+    response.header("last-modified"),
+    response.header("content-range"),
+    response.body.length,
+  ]).toEqual([200, now.toUTCString(), undefined, 1000]);
 });
 
 test("a 10 MiB file: its SHA-256 whole and put together from ranges", async () => {

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { rawRequest, serveFixture } from "./support/static-fixture.ts";
+import { makeFixture, rawRequest, serveFiles, serveFixture } from "./support/static-fixture.ts";
 
 const script = "console.log('hello');\n".repeat(100);
 
@@ -84,7 +84,7 @@ test("a missing variant falls back to the next accepted one; a variant leading o
   ]);
 });
 
-test("a variant's ETag answers its own If-None-Match with a 304; a Range is served from the identity file", async () => {
+test("a variant's ETag answers its own If-None-Match with a 304; a Range is served from the identity file, and ignored by HEAD", async () => {
   await using server = setup();
   const br = await rawRequest(server.port, "/files/app.js", { "Accept-Encoding": "br" });
   const again = await rawRequest(server.port, "/files/app.js", {
@@ -98,14 +98,28 @@ test("a variant's ETag answers its own If-None-Match with a 304; a Range is serv
     "Accept-Encoding": "br",
     Range: "bytes=0-6",
   });
+  // A HEAD ignores the Range (RFC 9110 §14.2), so it is the head of the GET without it.
+  const head = await rawRequest(
+    server.port,
+    "/files/app.js",
+    { "Accept-Encoding": "br", Range: "bytes=0-6" },
+    "HEAD",
+  );
   expect([
     [again.status, again.header("etag"), again.header("vary")],
     [identity.status],
     [range.status, range.header("content-encoding"), range.header("vary"), range.text],
+    [
+      head.status,
+      head.header("content-encoding"),
+      head.header("etag"),
+      head.header("content-length"),
+    ],
   ]).toEqual([
     [304, br.header("etag"), "Accept-Encoding"],
     [200],
     [206, undefined, "Accept-Encoding", "console"],
+    [200, "br", br.header("etag"), "12"],
   ]);
 });
 
@@ -117,4 +131,34 @@ test("precompressed: [] looks for no variant and sends no Vary", async () => {
     response.header("vary"),
     response.text.length,
   ]).toEqual([undefined, undefined, script.length]);
+});
+
+test("each representation keeps its own ETag whatever was asked for first: the file, its br variant, and the .br file itself", async () => {
+  using fixture = makeFixture();
+  writeFileSync(join(fixture.root, "app.js"), script);
+  writeFileSync(join(fixture.root, "app.js.br"), "BROTLI-BYTES");
+  const asks = {
+    identity: ["/files/app.js", {}],
+    variant: ["/files/app.js", { "Accept-Encoding": "br" }],
+    itself: ["/files/app.js.br", {}],
+  } as const;
+  // Each order on a fresh server over the same files: its memory starts empty.
+  const tagsIn = async (order: ReadonlyArray<keyof typeof asks>) => {
+    await using server = serveFiles({ root: fixture.root });
+    const tags: Record<string, [string | undefined, string | undefined]> = {};
+    for (const name of order) {
+      const [target, headers] = asks[name];
+      const response = await rawRequest(server.port, target, headers);
+      tags[name] = [response.header("etag"), response.header("content-encoding")];
+    }
+    return tags;
+  };
+  const itselfFirst = await tagsIn(["itself", "variant", "identity"]);
+  const variantFirst = await tagsIn(["variant", "identity", "itself"]);
+  const tags = Object.values(variantFirst).map(([etag]) => etag);
+  expect({ itselfFirst, distinct: new Set(tags).size }).toEqual({
+    itselfFirst: variantFirst,
+    distinct: 3,
+  });
+  expect(variantFirst.variant).toEqual([expect.stringMatching(/^"c-[0-9a-f]+-br"$/), "br"]);
 });

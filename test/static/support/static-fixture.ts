@@ -72,6 +72,17 @@ export function serveFiles(
   });
 }
 
+/** An App serving `root` at `/files` whose error log is kept in `logged`, one line per call. */
+export function serveLogged(root: string) {
+  const logged: string[] = [];
+  const app = new App({
+    shared: {},
+    log: { error: (...values: unknown[]) => logged.push(values.map(String).join(" ")) },
+  });
+  serveStatic({ root }).mount(app, "/files");
+  return { app, server: listenQuietly(app), logged };
+}
+
 /**
  * A fixture with `files` added (name under `public/` to content), served with `options` at
  * `/files`; the server stops and the fixture goes on dispose.
