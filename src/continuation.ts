@@ -4,6 +4,7 @@ import { HttpError } from "./http-error.ts";
 import type { Io, IoTimer } from "./io.ts";
 import type { RequestOutcome } from "./middleware.ts";
 import type { Notifier, NotifierListener } from "./notifier.ts";
+import { RedisUnavailableError } from "./redis/redis-unavailable-error.ts";
 import type { StreamWriter } from "./response-stream.ts";
 
 /** What a continuation step asks for next. */
@@ -47,7 +48,12 @@ export interface ContinuationSpec<Shared, Params, Locals, State> {
     writer: StreamWriter,
     reason: StepReason,
   ) => StepResult | Promise<StepResult>;
-  /** Runs before every resumed step; false ends the stream (e.g. the session was revoked). */
+  /**
+   * Runs before every resumed step; false ends the stream (e.g. the session was revoked). When
+   * it throws a `RedisUnavailableError` (its session store is on Redis, which is down), the step
+   * is skipped and the stream waits for its next wake, to check again: an outage neither ends
+   * nor aborts the open streams, and nothing is written meanwhile.
+   */
   readonly resume?: (
     ctx: Context<Shared, Params, Locals>,
     state: State,
@@ -164,10 +170,11 @@ export async function runContinuation<Shared, Params, Locals, State>(
     let reason: StepReason = "start";
     for (;;) {
       const resumed = reason === "notified" || reason === "timer";
-      if (resumed && spec.resume !== undefined && !(await spec.resume(ctx, state))) break;
-      const next = await spec.step(ctx, state, writer, reason);
+      const verdict = resumed ? await resumeVerdict(spec, ctx, state) : "step";
+      if (verdict === "end") break;
+      const next = verdict === "step" ? await spec.step(ctx, state, writer, reason) : "wait";
       if (next === "finish") break;
-      await writer.flush();
+      if (verdict === "step") await writer.flush();
       if (next === "flush") {
         reason = "flushed";
         // A stream catching up (thousands of events to replay) would keep its worker to the end
@@ -199,5 +206,20 @@ export async function runContinuation<Shared, Params, Locals, State>(
         cleanupFailed(error);
       }
     }
+  }
+}
+
+/** Whether a resumed stream steps, ends, or (its `resume` check cannot be made now) waits. */
+async function resumeVerdict<Shared, Params, Locals, State>(
+  spec: ContinuationSpec<Shared, Params, Locals, State>,
+  ctx: Context<Shared, Params, Locals>,
+  state: State,
+): Promise<"step" | "end" | "wait"> {
+  if (spec.resume === undefined) return "step";
+  try {
+    return (await spec.resume(ctx, state)) ? "step" : "end";
+  } catch (error) {
+    if (error instanceof RedisUnavailableError) return "wait";
+    throw error;
   }
 }

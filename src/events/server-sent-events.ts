@@ -28,7 +28,10 @@ export interface ServerSentEventsOptions<Shared, Params, Locals, Payload> {
   readonly startFrom?: "latest" | "oldest";
   /** Events written per step before flushing and stepping again (64 by default). */
   readonly maxEventsPerStep?: number;
-  /** Runs before every resumed step: false ends the stream (e.g. a revoked session). */
+  /**
+   * Runs before every resumed step: false ends the stream (e.g. a revoked session); a
+   * `RedisUnavailableError` from it makes the stream wait and check again at its next wake.
+   */
   readonly resume?: (ctx: Context<Shared, Params, Locals>) => boolean | Promise<boolean>;
   /** Runs once at the end. */
   readonly cleanup?: ContinuationSpec<Shared, Params, Locals, ServerSentEventsState>["cleanup"];

@@ -6,6 +6,7 @@ import {
   ManualIo,
   middleware,
   Notifier,
+  RedisUnavailableError,
   type RequestOutcome,
   serverSentEvents,
 } from "corral";
@@ -160,6 +161,57 @@ test("timers wake waiting steps on the Io clock; resume() can end the stream; a 
   io.advance(1000);
   const response = await client.response();
   expect([response.text, resumes]).toEqual(["tick 0\ntick 1\n", [1, 2]]);
+  await app.stop();
+});
+
+test("a resume() that meets a Redis outage skips the step and waits: the stream stays open and goes on after it", async () => {
+  const io = new ManualIo();
+  const store = { down: false, valid: true };
+  const resumes: string[] = [];
+  const outcomes: RequestOutcome[] = [];
+  const app = new App({ shared: store, io });
+  app.continuation("GET", "/tick", {
+    contentType: "text/plain",
+    wakeAfterMs: 1000,
+    state: () => ({ ticks: 0 }),
+    async step(_ctx, state, writer) {
+      await writer.writeAll(`tick ${state.ticks++}\n`);
+      return "wait" as const;
+    },
+    resume(ctx) {
+      resumes.push(ctx.shared.down ? "down" : "up");
+      if (ctx.shared.down) throw new RedisUnavailableError("disconnected", "test outage");
+      return ctx.shared.valid;
+    },
+    cleanup: (_state, outcome) => void outcomes.push(outcome),
+  });
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  client.send("GET /tick HTTP/1.1\r\nHost: h\r\n\r\n");
+  await client.waitFor(() => client.receivedText.includes("tick 0"), "tick 0");
+  // One wake on the Io clock: its timer armed, fired, and the resume check made.
+  const wake = async () => {
+    await waitUntil(() => io.pendingTimers === 1, "the wait timer");
+    const checks = resumes.length;
+    io.advance(1000);
+    await waitUntil(() => resumes.length > checks, "the resume check");
+  };
+  store.down = true;
+  for (let index = 0; index < 3; index++) await wake();
+  expect(client.receivedText.includes("tick 1")).toBe(false);
+  store.down = false;
+  await wake();
+  await client.waitFor(() => client.receivedText.includes("tick 1"), "tick 1");
+  store.valid = false;
+  await wake();
+  const response = await client.response();
+  expect([response.status, response.text, resumes, outcomes, app.stats().handlerFailures]).toEqual([
+    200,
+    "tick 0\ntick 1\n",
+    ["down", "down", "down", "up", "up"],
+    ["success"],
+    0,
+  ]);
   await app.stop();
 });
 
