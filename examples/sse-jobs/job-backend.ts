@@ -15,9 +15,15 @@ export type Eventually<Value> = Value | Promise<Value>;
 export interface JobTable {
   /** Where the progress events go, with the job's id in each. */
   readonly channel: EventSourceChannel<JobProgress>;
-  /** Whether `start` would succeed now. */
-  readonly hasRoom: boolean;
-  start(owner: string): Eventually<Job | undefined>;
+  /**
+   * Takes a job slot for a job about to start, at once (false when every slot is busy): a burst
+   * of requests that each wait for something before `start` cannot pass the bound.
+   */
+  reserve(): boolean;
+  /** Gives back a slot `reserve` took for a job that will not start after all. */
+  cancelReservation(): void;
+  /** Starts a job in a slot `reserve` took (given back if the start fails). */
+  start(owner: string): Eventually<Job>;
   find(id: number): Eventually<Job | undefined>;
   markDelivered(id: number): Eventually<void>;
   secondsUntilSlotFrees(): number;

@@ -70,7 +70,7 @@ type JobRecord = { -readonly [Field in keyof Job]: Job[Field] };
  *
  * @example
  * const producer = new JobProducer({ io: app.io, stepMs: 200, maxJobs: 8, maxStreams: 256 });
- * const job = producer.start(session.key); // undefined when every slot holds a running job
+ * if (producer.reserve()) job = producer.start(session.key); // reserve: false when every slot is busy
  */
 export class JobProducer {
   readonly channel: EventChannel<JobProgress>;
@@ -79,6 +79,8 @@ export class JobProducer {
   readonly #io: Io;
   // Insertion order is start order: the oldest finished job is the first one found.
   readonly #jobs = new Map<number, JobRecord>();
+  /** Slots taken by `reserve` for jobs not started yet. */
+  #reserved = 0;
   #nextId = 1;
   #timer: IoTimer | undefined;
 
@@ -98,26 +100,35 @@ export class JobProducer {
   }
 
   /**
-   * Whether `start` would succeed: a free slot, or a finished job to replace.
+   * Takes a slot for a job about to start: false when running jobs and slots already taken fill
+   * the table (a finished job's place counts as free: `start` replaces it).
    *
    * @example
-   * if (!producer.hasRoom) throw new HttpError(503, "busy");
+   * if (!producer.reserve()) throw new HttpError(503, "busy");
    */
-  get hasRoom(): boolean {
-    if (this.#jobs.size < this.maxJobs) return true;
-    for (const job of this.#jobs.values()) if (job.percent === 100) return true;
-    return false;
+  reserve(): boolean {
+    let running = 0;
+    for (const job of this.#jobs.values()) if (job.percent !== 100) running++;
+    if (running + this.#reserved >= this.maxJobs) return false;
+    this.#reserved++;
+    return true;
+  }
+
+  /** Gives back a slot `reserve` took. */
+  cancelReservation(): void {
+    if (this.#reserved === 0) throw new TypeError("sse-jobs: no slot is reserved");
+    this.#reserved--;
   }
 
   /**
-   * Starts a job for `owner` at 0% (published at once), replacing the oldest finished job when
-   * the table is full; `undefined` when every slot holds a running job.
+   * Starts a job for `owner` at 0% (published at once) in a slot `reserve` took, replacing the
+   * oldest finished job when the table is full.
    *
    * @example
-   * const job = producer.start(session.key);
+   * if (producer.reserve()) job = producer.start(session.key);
    */
-  start(owner: string): Job | undefined {
-    if (!this.hasRoom) return undefined;
+  start(owner: string): Job {
+    this.cancelReservation();
     if (this.#jobs.size >= this.maxJobs) {
       for (const job of this.#jobs.values()) {
         if (job.percent !== 100) continue;

@@ -53,7 +53,7 @@ interface RunningStep {
  *
  * @example
  * const producer = await RedisJobProducer.open({ io, redis, subscriber, stepMs: 200, maxJobs: 8, maxStreams: 256, jobTtlMs: 3_600_000 });
- * const job = await producer.start(session.key);
+ * if (producer.reserve()) job = await producer.start(session.key);
  */
 export class RedisJobProducer implements JobTable {
   readonly channel: RedisEventChannel<JobProgress>;
@@ -64,6 +64,8 @@ export class RedisJobProducer implements JobTable {
   readonly #jobTtlMs: number;
   /** Jobs of this instance still running (or whose 100% is not yet recorded), by id. */
   readonly #running = new Map<number, RunningStep>();
+  /** Slots taken by `reserve` for jobs not started yet. */
+  #reserved = 0;
   #timer: IoTimer | undefined;
   #stopped = false;
 
@@ -99,14 +101,28 @@ export class RedisJobProducer implements JobTable {
     return new RedisJobProducer(options, channel);
   }
 
-  get hasRoom(): boolean {
-    return this.#running.size < this.maxJobs;
+  reserve(): boolean {
+    // Taken at once: a request that then waits for Redis keeps its slot, so a burst of them
+    // cannot pass the bound (checked and taken after an await, 200 at once started 26 jobs).
+    if (this.#running.size + this.#reserved >= this.maxJobs) return false;
+    this.#reserved++;
+    return true;
   }
 
-  async start(owner: string): Promise<Job | undefined> {
-    if (!this.hasRoom) return undefined;
-    const id = (await this.#redis.command("INCR", [`${keyPrefix}next-job`])) as number;
-    // Held before the first await that could fail, so a burst of starts cannot pass the bound.
+  cancelReservation(): void {
+    if (this.#reserved === 0) throw new TypeError("sse-jobs: no slot is reserved");
+    this.#reserved--;
+  }
+
+  async start(owner: string): Promise<Job> {
+    if (this.#reserved === 0) throw new TypeError("sse-jobs: no slot is reserved");
+    let id: number;
+    try {
+      id = (await this.#redis.command("INCR", [`${keyPrefix}next-job`])) as number;
+    } finally {
+      this.#reserved--;
+    }
+    // The reserved slot becomes the job's in the same turn.
     this.#running.set(id, { percent: 0, lastEventId: 0, recorded: true });
     try {
       const eventId = await this.channel.publish({ job: id, percent: 0 });

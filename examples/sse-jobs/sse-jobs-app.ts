@@ -104,14 +104,22 @@ export function addJobRoutes<Shared>(
     ctx.response.borrowBody(200, "text/html; charset=utf-8", pageBytes);
   });
   app.route("POST", "/jobs", async (ctx) => {
-    // Checked before a session is made: a refused request must not leave one behind whose
-    // cookie the client never got.
-    if (!producer.hasRoom) {
+    // The slot is taken before a session is made: a refused request must not leave one behind
+    // whose cookie the client never got, and requests waiting for the session store meanwhile
+    // cannot together pass the bound.
+    if (!producer.reserve()) {
       throw new HttpError(503, "Service Unavailable: every job slot is busy, retry later", {
         headers: { "Retry-After": String(producer.secondsUntilSlotFrees()) },
       });
     }
-    const job = (await producer.start((await ensureSession(ctx, sessions)).key))!;
+    let owner: string;
+    try {
+      owner = (await ensureSession(ctx, sessions)).key;
+    } catch (error) {
+      producer.cancelReservation();
+      throw error;
+    }
+    const job = await producer.start(owner);
     ctx.response.header("Location", `/jobs/${job.id}`);
     ctx.response.json(201, { id: job.id, percent: job.percent, events: `/jobs/${job.id}/events` });
   });

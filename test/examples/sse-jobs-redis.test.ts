@@ -127,3 +127,20 @@ test("sessions are shared: another client gets 404 for the job on B, a logout on
     after: 403,
   });
 });
+
+test("a burst of 40 job starts on one instance: exactly its 8 slots run, the rest are 503 with Retry-After", async () => {
+  // Each start waits for Redis (a session, an id) after its check: checked then taken after the
+  // await, 200 at once started 26 jobs, and 32 more were 500s that left a session behind.
+  await using a = await startInstance();
+  const answers = await Promise.all(
+    Array.from({ length: 40 }, () => fetch(new URL("/jobs", a.baseUrl), { method: "POST" })),
+  );
+  const statuses = answers.map((answer) => answer.status);
+  const refused = answers.filter((answer) => answer.status === 503);
+  expect({
+    started: statuses.filter((status) => status === 201).length,
+    refused: refused.length,
+    retryAfter: refused.every((answer) => Number(answer.headers.get("retry-after")) >= 1),
+    refusedWithCookie: refused.filter((answer) => answer.headers.has("set-cookie")).length,
+  }).toEqual({ started: 8, refused: 32, retryAfter: true, refusedWithCookie: 0 });
+});
