@@ -101,6 +101,7 @@ export async function serve(entryModule: string | URL, options: ServeOptions): P
   }
   const liveness = livenessSettings(options);
   const hostname = options.hostname ?? "127.0.0.1";
+  if (options.port !== 0) assertPortFree(hostname, options.port);
   const graceMs = options.graceMs ?? 5000;
   const log = options.log === undefined ? console.log : options.log;
   const running = new Set<SupervisedProcess>();
@@ -255,4 +256,22 @@ function entryModuleToPath(entryModule: string | URL): string {
   }
   if (entryModule.startsWith("file:")) return fileURLToPath(entryModule);
   return isAbsolute(entryModule) ? entryModule : resolve(entryModule);
+}
+
+/**
+ * Binds `port` once without reusePort and lets it go: the processes listen with reusePort, which
+ * would quietly share a port another group (or any reusePort server) already serves, the kernel
+ * then splitting the clients between two Apps. Such a port is refused as `listen()` refuses a
+ * port in use.
+ */
+function assertPortFree(hostname: string, port: number): void {
+  let probe: { stop(closeActiveConnections?: boolean): void };
+  try {
+    probe = Bun.listen({ hostname, port, socket: { data() {} } });
+  } catch (error) {
+    throw new Error(`corral: ${hostname}:${port} is in use (${(error as Error).message})`, {
+      cause: error,
+    });
+  }
+  probe.stop(true);
 }

@@ -128,3 +128,12 @@ test("processes must be a whole number from 1 to 1024, and the entry a path", as
     new TypeError("corral: serve() needs the path of an entry module"),
   );
 });
+
+test("a port another group serves is refused, not shared: the clients are not split between two Apps", async () => {
+  group = await startGroup(2);
+  await expect(
+    serve(entry, { port: group.port, processes: 2, handleSignals: false, log: null }),
+  ).rejects.toThrow(`corral: 127.0.0.1:${group.port} is in use`);
+  // The first group still serves alone.
+  expect(await servingPids(group.port, sorted(group.pids()))).toEqual(sorted(group.pids()));
+});
