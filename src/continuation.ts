@@ -29,7 +29,11 @@ export interface ContinuationSpec<Shared, Params, Locals, State> {
   readonly contentType: string;
   /** Wakes waiting steps; its capacity bounds the open continuations (a full one answers 503). */
   readonly notifier?: Notifier;
-  /** Also wake a waiting step after this long (heartbeats, polling); none by default. */
+  /**
+   * Also wake a waiting step once this long has passed since the stream last wrote or was last
+   * woken by this timer (heartbeats, polling); none by default. Wakes by the notifier that
+   * write nothing (another stream's event) do not put it off.
+   */
   readonly wakeAfterMs?: number;
   /** `"pooled"` (give the worker back while waiting, the default) or `"inline"` (keep it). */
   readonly mode?: "pooled" | "inline";
@@ -81,6 +85,10 @@ export function validateContinuationSpec(spec: ContinuationSpec<never, never, ne
   if (status !== undefined && (!Number.isInteger(status) || status < 200 || status > 599)) {
     throw new RangeError(`corral: a continuation's status must be from 200 to 599, got ${status}`);
   }
+  // RFC 9110 §15.3.5, §15.3.6, §15.4.5: no content, so nothing to stream (every request a 500).
+  if (status === 204 || status === 205 || status === 304) {
+    throw new RangeError(`corral: a continuation streams content, which a ${status} cannot have`);
+  }
   if (mode !== undefined && mode !== "pooled" && mode !== "inline") {
     throw new TypeError(`corral: a continuation's mode is "pooled" or "inline", got ${mode}`);
   }
@@ -129,10 +137,24 @@ class Waiter implements NotifierListener {
   }
 }
 
+/** Where each running continuation reports a failure it survives (see `reportSurvivedFailure`). */
+const survivedFailureReports = new WeakMap<object, (what: string, error: unknown) => void>();
+
+/**
+ * Logs and counts (`stats().handlerFailures`) an error the continuation of `ctx` goes on after:
+ * `what` says what was given up (one event that could not be encoded, say). Outside a running
+ * continuation the error is thrown.
+ */
+export function reportSurvivedFailure(ctx: object, what: string, error: unknown): void {
+  const report = survivedFailureReports.get(ctx);
+  if (report === undefined) throw error;
+  report(what, error);
+}
+
 /**
  * Runs one request's continuation to its end; the App's middleware wraps it once. A `cleanup`
  * that throws goes to `cleanupFailed` (logged and counted), never in place of the error that
- * ended the stream, if one did.
+ * ended the stream, if one did; a failure the stream survives goes to `survivedFailure`.
  */
 export async function runContinuation<Shared, Params, Locals, State>(
   ctx: Context<Shared, Params, Locals>,
@@ -141,9 +163,12 @@ export async function runContinuation<Shared, Params, Locals, State>(
   spec: ContinuationSpec<Shared, Params, Locals, State>,
   releaseBody: () => void,
   cleanupFailed: (error: unknown) => void,
+  survivedFailure: (what: string, error: unknown) => void,
 ): Promise<void> {
   const waiter = new Waiter();
-  if (spec.notifier !== undefined && !spec.notifier.add(waiter)) {
+  // A HEAD ends with its head and never waits: it takes no place in the notifier.
+  const head = exchange.method === "HEAD";
+  if (spec.notifier !== undefined && !head && !spec.notifier.add(waiter)) {
     throw new HttpError(503, "Service Unavailable: too many open streams", {
       headers: { "Retry-After": "1" },
     });
@@ -159,22 +184,35 @@ export async function runContinuation<Shared, Params, Locals, State>(
       return;
     }
     const stream = ctx.response.stream(spec.status ?? 200, spec.contentType);
-    if (exchange.method === "HEAD") {
+    if (head) {
       // The head is the answer: steps would write only what HEAD drops, and wait (holding a
       // place in the notifier) for as long as the stream may last.
       await stream.finish();
       return;
     }
     const writer = stream.writer();
+    survivedFailureReports.set(ctx, survivedFailure);
     const pooled = spec.mode !== "inline";
     let reason: StepReason = "start";
+    // When the stream last wrote, or its timer last woke it: the timer counts from there.
+    let quietSince = io.monotonicNow();
     for (;;) {
       const resumed = reason === "notified" || reason === "timer";
+      if (reason === "timer") quietSince = io.monotonicNow();
       const verdict = resumed ? await resumeVerdict(spec, ctx, state) : "step";
       if (verdict === "end") break;
+      const bytesBefore = stream.bodyBytes;
       const next = verdict === "step" ? await spec.step(ctx, state, writer, reason) : "wait";
       if (next === "finish") break;
-      if (verdict === "step") await writer.flush();
+      if (next !== "wait" && next !== "flush") {
+        throw new TypeError(
+          `corral: a continuation step returns "flush", "wait" or "finish", got ${String(next)}`,
+        );
+      }
+      if (verdict === "step") {
+        await writer.flush();
+        if (stream.bodyBytes !== bytesBefore) quietSince = io.monotonicNow();
+      }
       if (next === "flush") {
         reason = "flushed";
         // A stream catching up (thousands of events to replay) would keep its worker to the end
@@ -190,7 +228,14 @@ export async function runContinuation<Shared, Params, Locals, State>(
         releaseBody();
         exchange.releaseWorker();
       }
-      reason = await waiter.wait(io, ctx.signal, spec.wakeAfterMs);
+      const wakeAfterMs = spec.wakeAfterMs;
+      reason = await waiter.wait(
+        io,
+        ctx.signal,
+        wakeAfterMs === undefined
+          ? undefined
+          : Math.max(0, quietSince + wakeAfterMs - io.monotonicNow()),
+      );
       if (pooled) await exchange.acquireWorker();
     }
     await stream.finish();
@@ -198,6 +243,7 @@ export async function runContinuation<Shared, Params, Locals, State>(
     outcome = exchange.aborted ? "aborted" : "error";
     throw error;
   } finally {
+    survivedFailureReports.delete(ctx);
     spec.notifier?.remove(waiter);
     if (started) {
       try {

@@ -79,6 +79,16 @@ export class HandlerFailures {
     );
   }
 
+  /** A continuation gave up `what` (one event, say) for `error`, and its stream goes on. */
+  survived(ctx: AnyContext, exchange: Exchange, what: string, error: unknown): void {
+    this.count++;
+    this.#log.report(
+      failureKind("stream survived", error),
+      `corral: ${describeRequest(ctx, exchange)}: ${what}; the stream goes on:`,
+      error,
+    );
+  }
+
   /** The handler failed mid-stream: the engine aborts the stream and counts the failure. */
   abortedStream(ctx: AnyContext, exchange: Exchange, error: unknown): void {
     this.#log.report(

@@ -298,6 +298,7 @@ export class RequestPipeline {
       spec,
       () => ctx.request.releaseBody("in state()"),
       (error) => this.#failures.cleanupFailed(ctx, exchange, error),
+      (what, error) => this.#failures.survived(ctx, exchange, what, error),
     );
   }
 

@@ -1,5 +1,5 @@
 import type { Context } from "../context.ts";
-import type { ContinuationSpec } from "../continuation.ts";
+import { type ContinuationSpec, reportSurvivedFailure } from "../continuation.ts";
 import { RedisUnavailableError } from "../redis/redis-unavailable-error.ts";
 import type { EventRingRead } from "../sse/event-ring.ts";
 import { encodeGapEvent } from "../sse/gap-event.ts";
@@ -104,17 +104,27 @@ export function serverSentEvents<Shared, Params, Locals, Payload>(
       }
       for (const event of read.events) {
         state.cursor = event.id;
-        if (options.filter !== undefined && !options.filter(ctx, event.payload)) continue;
-        const name = options.eventName?.(event.payload);
-        await writer.writeAll(
-          encodeServerSentEvent({
+        let frame: string | undefined;
+        let last = false;
+        try {
+          if (options.filter !== undefined && !options.filter(ctx, event.payload)) continue;
+          const name = options.eventName?.(event.payload);
+          frame = encodeServerSentEvent({
             id: event.id,
             data: encode(event.payload),
             ...(name === undefined ? {} : { event: name }),
-          }),
-        );
+          });
+          last = options.isLast?.(event.payload) === true;
+        } catch (error) {
+          // One event that cannot be sent (a lone surrogate, a BigInt, a name with a newline)
+          // must not end every stream at it, again at each reconnect from before it: skipped,
+          // logged and counted.
+          reportSurvivedFailure(ctx, `event ${event.id} could not be sent and is skipped`, error);
+          continue;
+        }
+        await writer.writeAll(frame);
         written++;
-        if (options.isLast?.(event.payload)) {
+        if (last) {
           state.finished = true;
           return "finish";
         }

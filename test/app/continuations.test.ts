@@ -8,6 +8,7 @@ import {
   Notifier,
   RedisUnavailableError,
   type RequestOutcome,
+  type StreamWriter,
   serverSentEvents,
 } from "corral";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
@@ -371,6 +372,9 @@ test("a continuation's options and serverSentEvents' are checked at registration
     [{ ...base, wakeAfterMs: 0 }, "wakeAfterMs must be a whole number of milliseconds >= 1, got 0"],
     [{ ...base, wakeAfterMs: Number.NaN }, "got NaN"],
     [{ ...base, status: 99 }, "a continuation's status must be from 200 to 599, got 99"],
+    [{ ...base, status: 204 }, "a continuation streams content, which a 204 cannot have"],
+    [{ ...base, status: 205 }, "which a 205 cannot have"],
+    [{ ...base, status: 304 }, "which a 304 cannot have"],
     [{ ...base, mode: "eager" }, 'a continuation\'s mode is "pooled" or "inline", got eager'],
     [{ ...base, cleanup: "no" }, "continuation option cleanup must be a function"],
     [{ contentType: "text/plain", state: () => ({}) }, "needs state() and step() functions"],
@@ -464,4 +468,48 @@ test("streams catching up (thousands of flush steps) take turns with other route
     for (const stream of streams) stream.destroy();
     await app.stop();
   }
+});
+
+test("a HEAD is answered with the stream's head while the notifier is full; a step's wrong result is a clear error", async () => {
+  const logged: string[] = [];
+  const app = new App({
+    shared: {},
+    log: { error: (...values: unknown[]) => logged.push(values.map(String).join(" ")) },
+  });
+  const producer = createProducer(1);
+  app.continuation("GET", "/events", {
+    contentType: "text/plain",
+    notifier: producer.notifier,
+    state: () => ({}),
+    async step(_ctx, _state, writer) {
+      await writer.writeAll(`${producer.events.length}\n`);
+      return "wait" as const;
+    },
+  });
+  app.continuation("GET", "/forgot", {
+    contentType: "text/plain",
+    mode: "inline",
+    state: () => ({}),
+    // A forgotten return: undefined is no StepResult, and the stream must not hang on it.
+    step: async (_ctx: unknown, _state: unknown, writer: StreamWriter) => {
+      await writer.writeAll("x");
+    },
+  } as never);
+  const server = listenQuietly(app);
+  using listener = await RawClient.connect(server.port);
+  listener.send("GET /events HTTP/1.1\r\nHost: h\r\n\r\n");
+  await waitUntil(() => producer.notifier.size === 1, "the notifier to be full");
+  using head = await RawClient.connect(server.port);
+  head.send("HEAD /events HTTP/1.1\r\nHost: h\r\n\r\n");
+  await head.waitFor(() => head.receivedText.includes("\r\n\r\n"), "the HEAD's answer");
+  expect(head.receivedText.split("\r\n")[0]).toBe("HTTP/1.1 200 OK");
+  using forgot = await RawClient.connect(server.port);
+  forgot.send("GET /forgot HTTP/1.1\r\nHost: h\r\n\r\n");
+  // Nothing was flushed yet: the error is answered, a 500 (it waited for good before).
+  expect((await forgot.response()).status).toBe(500);
+  await waitUntil(() => logged.length === 1, "the report");
+  expect(logged[0]).toContain(
+    'TypeError: corral: a continuation step returns "flush", "wait" or "finish", got undefined',
+  );
+  await app.stop({ graceMs: 100 });
 });

@@ -141,3 +141,67 @@ test("heartbeats on the Io clock; a resumed step re-checks the session and a rev
   expect(response.text).toBe(": heartbeat\n\n");
   await app.stop();
 });
+
+test("an event that cannot be encoded is skipped, logged and counted: every stream and every reconnect goes on past it", async () => {
+  const channel = new EventChannel<{ text: string }>({ replayCapacity: 8, maxSubscribers: 10 });
+  const logged: string[] = [];
+  const app = new App({
+    shared: {},
+    log: { error: (...values: unknown[]) => logged.push(values.map(String).join(" ")) },
+  });
+  app.continuation(
+    "GET",
+    "/events",
+    serverSentEvents(channel, { encode: (payload) => payload.text }),
+  );
+  const server = listenQuietly(app);
+  const clients = [await RawClient.connect(server.port), await RawClient.connect(server.port)];
+  for (const client of clients) client.send("GET /events HTTP/1.1\r\nHost: h\r\n\r\n");
+  await waitUntil(() => channel.subscribers === 2, "both streams to wait");
+  channel.publish({ text: "hello" });
+  // A lone surrogate (a chat message parsed from JSON can carry one) is no UTF-8 text.
+  channel.publish({ text: "bad \ud800 text" });
+  channel.publish({ text: "after" });
+  for (const client of clients) {
+    await client.waitFor(() => client.receivedText.includes("data: after"), "the event after");
+    expect(client.receivedText).toContain("id: 1\ndata: hello\n\n");
+    expect(client.receivedText).toContain("id: 3\ndata: after\n\n");
+    expect(client.receivedText).not.toContain("id: 2");
+    client.destroy();
+  }
+  using reconnect = await RawClient.connect(server.port);
+  reconnect.send("GET /events HTTP/1.1\r\nHost: h\r\nLast-Event-ID: 1\r\n\r\n");
+  await reconnect.waitFor(() => reconnect.receivedText.includes("data: after"), "the replay");
+  expect(reconnect.receivedText.startsWith("HTTP/1.1 200 OK\r\n")).toBe(true);
+  expect([
+    app.stats().handlerFailures,
+    logged.filter((line) => line.includes("event 2 could not be sent and is skipped")).length,
+  ]).toEqual([3, 3]);
+  await app.stop({ graceMs: 100 });
+});
+
+test("a filtered stream on a busy channel still gets its heartbeat: other streams' events do not put it off", async () => {
+  const io = new ManualIo();
+  const channel = new EventChannel<{ job: number }>({ replayCapacity: 64, maxSubscribers: 10 });
+  const app = new App({ shared: {}, io });
+  app.continuation(
+    "GET",
+    "/events",
+    serverSentEvents(channel, { filter: (_ctx, payload) => payload.job === 1, heartbeatMs: 200 }),
+  );
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  client.send("GET /events HTTP/1.1\r\nHost: h\r\n\r\n");
+  await waitUntil(() => channel.subscribers === 1, "the stream to wait");
+  for (let tick = 0; tick < 8; tick++) {
+    channel.publish({ job: 2 });
+    await Bun.sleep(5);
+    io.advance(50);
+  }
+  const heartbeats = () => client.receivedText.split(": heartbeat\n\n").length - 1;
+  // One every 200 ms of the 400 ms without a write of its own.
+  await client.waitFor(() => heartbeats() === 2, "two heartbeats");
+  await Bun.sleep(20);
+  expect([heartbeats(), client.receivedText.includes("data:")]).toEqual([2, false]);
+  await app.stop({ graceMs: 100 });
+});
