@@ -322,7 +322,7 @@ export class RequestPipeline {
       return answerRouteMiss(ctx, 501, undefined, this.errorHandling.format);
     }
     if (found.kind === "methodNotAllowed") {
-      ctx.response.header("Allow", found.entry.allow);
+      ctx.response.header("Allow", found.allow);
       // RFC 9110 §9.3.7: OPTIONS on a known path lists what it allows.
       if (method === "OPTIONS") {
         ctx.response.setStatus(204);

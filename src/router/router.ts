@@ -28,12 +28,19 @@ export type RouteResult<Handler> =
       readonly params: Record<string, string>;
       readonly entry: RouteEntry<Handler>;
     }
-  | { readonly kind: "methodNotAllowed"; readonly entry: RouteEntry<Handler> }
+  | {
+      readonly kind: "methodNotAllowed";
+      /** The methods every route matching the path serves, as an `Allow` value. */
+      readonly allow: string;
+    }
   | { readonly kind: "notFound" };
 
 /**
  * The App's one router: static paths in a map checked first, then dynamic patterns in
- * registration order. HEAD falls back to GET (RFC 9110 §9.3.2).
+ * registration order; the first route matching the path that serves the method wins, so
+ * `GET /users/me` and `DELETE /users/:id` both answer `/users/me`. A path some routes match but
+ * none for the method is a 405 whose `Allow` lists what they all serve. HEAD falls back to GET
+ * (RFC 9110 §9.3.2).
  */
 export class Router<Handler> {
   readonly #static = new Map<string, RouteEntry<Handler>>();
@@ -79,24 +86,44 @@ export class Router<Handler> {
     if (staticEntry !== undefined) {
       let result = staticEntry.staticResults.get(method);
       if (result === undefined) {
-        result = pick(staticEntry, method, emptyParams);
-        // Only methods some route knows are kept, so the map stays as small as the route table.
-        if (result.kind === "found") staticEntry.staticResults.set(method, result);
+        const handler = handlerFor(staticEntry, method);
+        // A pattern may serve this method on the same path (DELETE /users/:id for /users/me).
+        if (handler === undefined) return this.#findPattern(method, path, staticEntry);
+        result = { kind: "found", handler, params: emptyParams, entry: staticEntry };
+        // Only methods some route serves are kept, so the map stays as small as the route table.
+        staticEntry.staticResults.set(method, result);
       }
-      if (result.kind === "found") {
-        this.#lastMethod = method;
-        this.#lastPath = path;
-        this.#lastResult = result;
-      }
+      this.#lastMethod = method;
+      this.#lastPath = path;
+      this.#lastResult = result;
       return result;
     }
+    return this.#findPattern(method, path, undefined);
+  }
+
+  /** The first pattern matching `path` that serves `method`; `refused` matched but did not. */
+  #findPattern(
+    method: string,
+    path: string,
+    refused: RouteEntry<Handler> | undefined,
+  ): RouteResult<Handler> {
+    const matched: RouteEntry<Handler>[] = refused === undefined ? [] : [refused];
     // Only an origin path can match a pattern: "*" (OPTIONS *) is no path of any route.
-    if (this.#dynamic.length === 0 || path.charCodeAt(0) !== slash) return notFound;
-    for (const entry of this.#dynamic) {
-      const params = matchPathPattern(entry.pattern, path);
-      if (params !== undefined) return pick(entry, method, params);
+    if (path.charCodeAt(0) === slash) {
+      for (const entry of this.#dynamic) {
+        const params = matchPathPattern(entry.pattern, path);
+        if (params === undefined) continue;
+        const handler = handlerFor(entry, method);
+        if (handler !== undefined) return { kind: "found", handler, params, entry };
+        matched.push(entry);
+      }
     }
-    return notFound;
+    if (matched.length === 0) return notFound;
+    if (matched.length === 1) return { kind: "methodNotAllowed", allow: matched[0]!.allow };
+    return {
+      kind: "methodNotAllowed",
+      allow: allowValue(matched.flatMap((entry) => [...entry.handlers.keys()])),
+    };
   }
 }
 
@@ -104,15 +131,8 @@ const slash = 0x2f;
 const emptyParams: Record<string, string> = Object.freeze({}) as Record<string, string>;
 const notFound = { kind: "notFound" } as const;
 
-function pick<Handler>(
-  entry: RouteEntry<Handler>,
-  method: string,
-  params: Record<string, string>,
-): RouteResult<Handler> {
-  const handler =
-    entry.handlers.get(method) ?? (method === "HEAD" ? entry.handlers.get("GET") : undefined);
-  if (handler === undefined) return { kind: "methodNotAllowed", entry };
-  return { kind: "found", handler, params, entry };
+function handlerFor<Handler>(entry: RouteEntry<Handler>, method: string): Handler | undefined {
+  return entry.handlers.get(method) ?? (method === "HEAD" ? entry.handlers.get("GET") : undefined);
 }
 
 function allowValue(served: Iterable<string>): string {

@@ -42,9 +42,42 @@ describe("Router", () => {
     router.add("POST", "/a", "post a");
     expect(found(router, "POST", "/a")).toBe("post a");
     const result = router.find("PUT", "/a");
-    expect(result.kind === "methodNotAllowed" && result.entry.allow).toBe(
-      "GET, HEAD, POST, OPTIONS",
-    );
+    expect(result.kind === "methodNotAllowed" && result.allow).toBe("GET, HEAD, POST, OPTIONS");
+  });
+
+  test("the first route matching the path that serves the method wins; a 405 allows what they all serve", () => {
+    const router = new Router<string>();
+    router.add("GET", "/items/:id", "get item");
+    router.add("DELETE", "/items/:itemId", "delete item");
+    router.add("GET", "/users/me", "get me");
+    router.add("DELETE", "/users/:id", "delete user");
+    router.add("PUT", "/users/:name", "put user");
+    expect([
+      found(router, "GET", "/items/7"),
+      found(router, "DELETE", "/items/7"),
+      found(router, "GET", "/users/me"),
+      found(router, "DELETE", "/users/me"),
+      found(router, "PUT", "/users/me"),
+      found(router, "GET", "/users/ada"),
+    ]).toEqual([
+      "get item",
+      "delete item",
+      "get me",
+      "delete user",
+      "put user",
+      "methodNotAllowed",
+    ]);
+    const allows = ["/items/7", "/users/me", "/users/ada"].map((path) => {
+      const result = router.find("PATCH", path);
+      return result.kind === "methodNotAllowed" ? result.allow : result.kind;
+    });
+    expect(allows).toEqual([
+      "GET, DELETE, HEAD, OPTIONS",
+      "GET, DELETE, PUT, HEAD, OPTIONS",
+      "DELETE, PUT, OPTIONS",
+    ]);
+    const params = router.find("DELETE", "/items/7");
+    expect(params.kind === "found" && params.params).toEqual({ itemId: "7" });
   });
 });
 

@@ -67,6 +67,29 @@ test("404 for an unknown path, 405 with Allow for another method, HEAD by GET, 5
   await app.stop();
 });
 
+test("routes sharing a path by pattern each answer their method on the wire; OPTIONS and 405 allow them all", async () => {
+  const app = new App({ shared: {} });
+  app.get("/users/me", (ctx) => ctx.response.text(200, "me"));
+  app.delete("/users/:id", (ctx) => ctx.response.text(200, `deleted ${ctx.params.id}`));
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  client.send(
+    ["GET", "DELETE", "OPTIONS", "PUT"]
+      .map((method) => `${method} /users/me HTTP/1.1\r\nHost: h\r\n\r\n`)
+      .join(""),
+  );
+  const responses = await client.responses(4);
+  expect(
+    responses.map((response) => [response.status, response.header("allow"), response.text]),
+  ).toEqual([
+    [200, undefined, "me"],
+    [200, undefined, "deleted me"],
+    [204, "GET, DELETE, HEAD, OPTIONS", ""],
+    [405, "GET, DELETE, HEAD, OPTIONS", "Method Not Allowed\n"],
+  ]);
+  await app.stop();
+});
+
 test("paths and queries as browsers send them, [ ] { } | ^ raw, reach their routes over the wire", async () => {
   const app = new App({ shared: {} });
   const buffer = new Uint8Array(256);
