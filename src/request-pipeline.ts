@@ -118,7 +118,13 @@ export class RequestPipeline {
 
   /** Whether the route of this request streams its body (asked after the head). */
   streamsBody(exchange: Exchange): boolean {
-    const found = this.#route(exchange);
+    let found: RouteResult<Route>;
+    try {
+      found = this.#route(exchange);
+    } catch {
+      // As in dispatchKey: the body is read whole, and the pipeline maps the error (400).
+      return false;
+    }
     return found.kind === "found" && found.handler.streamsBody === true;
   }
 

@@ -151,3 +151,25 @@ test("app.request() streams a body to a streamed route in process, as a socket w
   expect([response.status, await response.text()]).toEqual([201, `p.bin 300000 ${digest}`]);
   await app.stop();
 });
+
+test("a capture that does not decode is a 400 through the App on a request with a body, streamed route or not", async () => {
+  // Asked whether the route streams its body, the router threw: the engine answered a bare 500,
+  // outside the middleware, and counted a handler failure.
+  const app = uploadApp();
+  app.route("POST", "/u/:id", (ctx) => ctx.response.text(200, ctx.params.id));
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  client.send(
+    "POST /u/%FF HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\n\r\nx" +
+      "PUT /files/%FF HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\n\r\nx" +
+      "POST /u/7 HTTP/1.1\r\nHost: h\r\nContent-Length: 1\r\n\r\nx",
+  );
+  const responses = await client.responses(3);
+  expect(responses.map((response) => [response.status, response.text])).toEqual([
+    [400, "Bad Request: malformed percent-encoding in the path\n"],
+    [400, "Bad Request: malformed percent-encoding in the path\n"],
+    [200, "7"],
+  ]);
+  expect(app.stats().handlerFailures).toBe(0);
+  await app.stop();
+});
