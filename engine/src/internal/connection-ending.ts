@@ -3,7 +3,14 @@ import type { Exchange } from "../exchange.ts";
 import { ClientGoneError } from "../response-errors.ts";
 import type { DeadlineKind } from "../stats.ts";
 import type { ConnectionParts } from "./connection-parts.ts";
-import { type ConnectionPhase, closing, type Ending } from "./connection-phase.ts";
+import {
+  type ConnectionPhase,
+  closing,
+  type Ending,
+  readingBody,
+  readingHead,
+  webSocketPhase,
+} from "./connection-phase.ts";
 import { errorResponseMaxBytes } from "./error-responses.ts";
 import type { HandlerRun } from "./handler-run.ts";
 
@@ -100,6 +107,46 @@ export class ConnectionEnding {
     host.stats.blockedOutputCloses++;
     host.abortExchange(new ClientGoneError("the client stopped reading"));
     host.terminate();
+  }
+
+  /**
+   * The client half-closed (FIN). Like common servers, a FIN during a request is taken as the
+   * client giving up on it: what the handler still answers is written, then the connection
+   * closes. A WebSocket, or a connection between requests, closes at once.
+   */
+  clientEnded(): void {
+    const host = this.#host;
+    const reason = new ClientGoneError("the client closed the connection");
+    host.abortExchange(reason);
+    const state = host.state;
+    if (state === webSocketPhase || (state === readingHead && !host.output.pending)) {
+      host.close();
+      return;
+    }
+    // A body the engine reads whole can no longer complete: waiting for it would hold the worker
+    // until the body deadline, to answer 408 to nobody.
+    if (state === readingBody && !host.run.running) {
+      this.#abandonBody(reason);
+      return;
+    }
+    host.ending = "close";
+    host.pump();
+  }
+
+  /**
+   * The request whose body can no longer come ends now (its worker goes back, nothing answers
+   * it), and the connection closes once what it owes for earlier requests is written.
+   */
+  #abandonBody(reason: Error): void {
+    const host = this.#host;
+    host.lease.endRequest(false, reason);
+    host.endExchange();
+    host.ending = "close";
+    host.state = closing;
+    host.input.discard();
+    // Until what is owed is out, the write-stall deadline bounds the wait for a reader.
+    host.setDeadline("linger", host.limits.writeStallMs);
+    host.pump();
   }
 
   /** Everything owed is written: close, or half-close and linger after an error answer. */

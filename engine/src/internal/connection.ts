@@ -171,16 +171,7 @@ export class Connection
 
   /** The client half-closed: nothing more will come. */
   onEnd(): void {
-    if (this.socket === null) return;
-    // Like common servers, a FIN during a request is taken as the client giving up on it; what
-    // the handler still answers is written, then the connection closes. A WebSocket ends at once.
-    this.abortExchange(new ClientGoneError("the client closed the connection"));
-    if (this.state === webSocketPhase || (this.state === readingHead && !this.output.pending)) {
-      this.close();
-      return;
-    }
-    this.ending = "close";
-    this.pump();
+    if (this.socket !== null) this.closer.clientEnded();
   }
 
   /** The socket closed (by either side). */
