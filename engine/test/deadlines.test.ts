@@ -158,3 +158,25 @@ test("an engine made long before it listens measures its first deadlines from th
     await server.stop({ graceMs: 100 });
   }
 });
+
+test("a deadline never fires before its value, whatever the phase of the sweep when it was set", async () => {
+  // The sweep's clock runs up to one interval behind the real time: a deadline stamped with it
+  // fired up to one interval early (a 1000 ms idle timeout after 505 ms, with 500 ms sweeps).
+  await using server = startServer((exchange) => exchange.writeText("ok"), {
+    sweepIntervalMs: 200,
+    idleTimeoutMs: 400,
+  });
+  const idleFor = async (delayMs: number) => {
+    await Bun.sleep(delayMs);
+    using client = await RawClient.connect(server.port);
+    client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+    await client.response();
+    const answeredAt = performance.now();
+    await client.waitForClose(3000);
+    return performance.now() - answeredAt;
+  };
+  const idle = await Promise.all([0, 40, 80, 120, 160].map(idleFor));
+  // Never early; late by at most two sweep intervals (and the event loop's jitter).
+  expect(idle.filter((milliseconds) => milliseconds < 400)).toEqual([]);
+  expect(idle.filter((milliseconds) => milliseconds > 400 + 2 * 200 + 1000)).toEqual([]);
+});

@@ -30,7 +30,9 @@ export interface DeadlineHost {
  */
 export function enforceDeadline(connection: DeadlineHost, now: number): void {
   const { stats, output, limits } = connection;
-  if (output.blocked && now - output.lastProgressAt >= limits.writeStallMs) {
+  // Progress is stamped with the sweep's clock, up to one interval behind (as in setDeadline).
+  const stalledMs = now - output.lastProgressAt - limits.sweepIntervalMs;
+  if (output.blocked && stalledMs >= limits.writeStallMs) {
     stats.deadlineCloses.writeStall++;
     connection.abortExchange(new ClientGoneError("the client stopped reading"));
     connection.terminate();
