@@ -52,6 +52,7 @@ export function serializeSetCookie(
 ): string {
   checkName(name);
   checkValue(name, value);
+  checkSizes(name, value, options);
   checkPrefix(name, options);
   if (options.sameSite !== undefined) checkSameSite(options);
 
@@ -106,6 +107,33 @@ function describeCharacter(character: string): string {
 
 function hex(code: number): string {
   return code.toString(16).toUpperCase().padStart(4, "0");
+}
+
+/**
+ * RFC 6265bis §5.6 (storage limits browsers apply): a cookie whose name and value together pass
+ * 4096 bytes is ignored, and so is an attribute value past 1024 bytes (a `Path` dropped so would
+ * leave the cookie on another path). Both are ASCII once checked, so characters are bytes.
+ */
+const maxCookieNameAndValueBytes = 4096;
+/** See `maxCookieNameAndValueBytes`: the longest `Path` or `Domain` a browser keeps. */
+const maxCookieAttributeBytes = 1024;
+
+function checkSizes(name: string, value: string, options: CookieOptions): void {
+  if (name.length + value.length > maxCookieNameAndValueBytes) {
+    throw new TypeError(
+      `corral: cookie "${name}" is ${name.length + value.length} bytes of name and value; ` +
+        `browsers ignore more than ${maxCookieNameAndValueBytes} (RFC 6265bis §5.6)`,
+    );
+  }
+  for (const attribute of ["path", "domain"] as const) {
+    const text = options[attribute];
+    if (text !== undefined && text.length > maxCookieAttributeBytes) {
+      throw new TypeError(
+        `corral: cookie "${name}" has a ${attribute} of ${text.length} bytes; ` +
+          `browsers ignore more than ${maxCookieAttributeBytes} (RFC 6265bis §5.6)`,
+      );
+    }
+  }
 }
 
 function checkName(name: string): void {

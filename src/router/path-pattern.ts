@@ -30,6 +30,10 @@ export function compilePathPattern(path: string): PathPattern {
       if (!namePattern.test(name)) {
         throw new TypeError(`corral: invalid capture name "${part}" in route ${path}`);
       }
+      // Set on the params object, it would set its prototype: the capture would be lost.
+      if (name === "__proto__") {
+        throw new TypeError(`corral: a capture cannot be named __proto__ (route ${path})`);
+      }
       if (names.has(name))
         throw new TypeError(`corral: capture "${name}" repeats in route ${path}`);
       names.add(name);

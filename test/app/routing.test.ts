@@ -183,6 +183,10 @@ test("routes must be registered before listen(); duplicates and bad patterns are
   expect(() => app.route("GET", "/a", () => {})).toThrow("GET /a is registered twice");
   expect(() => app.route("GET", "no-slash", () => {})).toThrow('must start with "/"');
   expect(() => app.route("GET", "/x/*rest/more", () => {})).toThrow("must be the last segment");
+  // Set on the params object it set the prototype: ctx.params.__proto__ was an object, the value lost.
+  expect(() => app.route("GET", "/p/:__proto__", () => {})).toThrow(
+    "a capture cannot be named __proto__ (route /p/:__proto__)",
+  );
   expect(() => app.endpoint("/e", {})).toThrow("has no get/post/put/patch/delete/head/options");
   listenQuietly(app);
   expect(() => app.route("GET", "/late", () => {})).toThrow("before listen()");

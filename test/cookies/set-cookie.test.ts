@@ -263,6 +263,28 @@ describe("serializeSetCookie rejections", () => {
   });
 });
 
+describe("serializeSetCookie size limits (RFC 6265bis §5.6)", () => {
+  test("name and value of exactly 4096 bytes pass; one more is a TypeError naming the size", () => {
+    const name = "big";
+    expect(serializeSetCookie(name, "v".repeat(4093))).toHaveLength(4097);
+    expect(() => serializeSetCookie(name, "v".repeat(4094))).toThrow(
+      'corral: cookie "big" is 4097 bytes of name and value; browsers ignore more than 4096 (RFC 6265bis §5.6)',
+    );
+  });
+
+  test("a Path or Domain of exactly 1024 bytes passes; one more is a TypeError", () => {
+    const path = `/${"p".repeat(1023)}`;
+    expect(serializeSetCookie("a", "b", { path })).toEndWith(`Path=${path}`);
+    expect(() => serializeSetCookie("a", "b", { path: `${path}p` })).toThrow(
+      'corral: cookie "a" has a path of 1025 bytes; browsers ignore more than 1024',
+    );
+    const domain = `${"d".repeat(60)}.`.repeat(16).padEnd(1024, "e");
+    expect(() => serializeSetCookie("a", "b", { domain: `${domain}x` })).toThrow(
+      'corral: cookie "a" has a domain of 1025 bytes',
+    );
+  });
+});
+
 describe("expiredCookie", () => {
   test("writes an empty value, a 1970 Expires and Max-Age=0", () => {
     expect(expiredCookie("session")).toBe(
