@@ -92,12 +92,6 @@ export class FolderQuota {
     this.#files.set(name, storedBytes);
   }
 
-  /** A complete file was removed (the rest of its multipart upload failed). */
-  removed(name: string): void {
-    this.#storedBytes -= this.#files.get(name) ?? 0;
-    this.#files.delete(name);
-  }
-
   #full(why: string): HttpError {
     // RFC 4918 §11.5: the server cannot store what it was asked to.
     return new HttpError(507, `the upload folder is full: ${why}`, {

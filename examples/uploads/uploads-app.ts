@@ -87,29 +87,45 @@ export function createUploadsApp(options: UploadsAppOptions): App<object> {
     "POST",
     "/files",
     async (ctx) => {
+      // Every part is kept as its part file until the whole body has come: only then do they
+      // replace files of the same names, so a request that fails leaves the folder as it was
+      // (renamed at once, a rejected later part deleted a file that existed before).
+      const written: { partPath: string; file: StoredFile; reservation: UploadReservation }[] = [];
       const stored: StoredFile[] = [];
-      // Parts written so far are complete files; a later failure removes them too.
-      const removeStored = () =>
+      const discard = () =>
         Promise.all(
-          stored.map((file) => {
-            quota.removed(file.name);
-            return unlink(join(options.directory, file.name)).catch(() => {});
+          written.splice(0).map(({ partPath, reservation }) => {
+            reservation.end(undefined);
+            return unlink(partPath).catch(() => {});
           }),
         );
       try {
         for await (const part of ctx.request.multipartStream()) {
           if (part.filename === undefined) continue;
           if (!isValidFileName(part.filename)) {
-            await removeStored();
+            await discard();
             ctx.response.json(400, { error: `invalid file name in part ${part.name}` });
             return;
           }
           const reservation = quota.begin(part.filename, undefined);
           const partPath = partPathFor(part.filename);
-          stored.push(await storeAndRename(part.content(), partPath, reservation, part.filename));
+          try {
+            const file = await storeBody(part.content(), partPath, part.filename, reservation);
+            written.push({ partPath, file, reservation });
+          } catch (error) {
+            reservation.end(undefined);
+            throw error;
+          }
+        }
+        while (written.length > 0) {
+          const { partPath, file, reservation } = written[0]!;
+          await rename(partPath, join(options.directory, file.name));
+          written.shift();
+          reservation.end(file.size);
+          stored.push(file);
         }
       } catch (error) {
-        await removeStored();
+        await discard();
         throw error;
       }
       ctx.response.json(201, { files: stored });

@@ -174,3 +174,38 @@ test("uploads: the folder holds at most maxFolderBytes and maxFiles; past either
     1000,
   ]);
 });
+
+test("uploads: a multipart upload that fails leaves the folder as it was, the files it would replace included", async () => {
+  // Each part replaced its file as soon as it was stored: a rejected later part then deleted
+  // it, so a file that existed before the request was gone.
+  const folder = mkdtempSync(join(tmpdir(), "corral-uploads-atomic-"));
+  writeFileSync(join(folder, "report.txt"), "original");
+  const app = createUploadsApp({ directory: folder, maxFolderBytes: 1000, maxFiles: 4 });
+  try {
+    const send = (parts: [string, string, string][]) => {
+      const form = new FormData();
+      for (const [field, content, filename] of parts)
+        form.append(field, new Blob([content]), filename);
+      return app.request("/files", { method: "POST", body: form });
+    };
+    const badName = await send([
+      ["a", "replacement", "report.txt"],
+      ["b", "hidden", ".hidden"],
+    ]);
+    const tooLarge = await send([
+      ["a", "replacement", "report.txt"],
+      ["b", "x".repeat(1000), "big.bin"],
+    ]);
+    expect({
+      statuses: [badName.status, tooLarge.status],
+      files: readdirSync(folder),
+      report: readFileSync(join(folder, "report.txt"), "utf8"),
+    }).toEqual({ statuses: [400, 507], files: ["report.txt"], report: "original" });
+    // The quota counted nothing of them: the whole budget is still there.
+    const fits = await send([["a", "y".repeat(1000 - 8), "fits.bin"]]);
+    expect([fits.status, readdirSync(folder).sort()]).toEqual([201, ["fits.bin", "report.txt"]]);
+  } finally {
+    await app.stop();
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
