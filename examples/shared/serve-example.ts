@@ -41,11 +41,18 @@ export async function serveExample(
     stopOnSignals(name, (graceMs) => app.stop({ graceMs }));
     return;
   }
-  const group = await serve(entryPath, {
-    port: parsed.port,
-    processes: parsed.processes,
-    handleSignals: false,
-  });
+  let group: Awaited<ReturnType<typeof serve>>;
+  try {
+    group = await serve(entryPath, {
+      port: parsed.port,
+      processes: parsed.processes,
+      handleSignals: false,
+    });
+  } catch (error) {
+    // A port in use, or a process that could not start (its own line said why): one line too.
+    console.error(`corral ${name}: cannot serve on port ${parsed.port}: ${listenProblem(error)}`);
+    process.exit(1);
+  }
   console.log(
     `corral ${name} listening on http://${group.hostname}:${group.port}${startPath} ` +
       `(${group.processes} processes)`,

@@ -69,3 +69,24 @@ test("an example rejects a bad --processes with a usage error", async () => {
     'invalid processes "0"\nusage: bun run demo --port <0-65535> [--processes <1-1024>]',
   );
 });
+
+test("an example on a port in use with --processes 2 says so in one line and exits 1", async () => {
+  // Before: the supervisor's error came out as an unhandled rejection with its stack.
+  const taken = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  try {
+    const child = Bun.spawn(
+      ["bun", "run", "demo", "--port", String(taken.port), "--processes", "2"],
+      { cwd: `${import.meta.dir}/../..`, stdout: "pipe", stderr: "pipe" },
+    );
+    expect(await child.exited).toBe(1);
+    // Bun's script runner adds its own "$ bun run ..." and "exited with code 1" lines.
+    const lines = (await new Response(child.stderr).text())
+      .split("\n")
+      .filter((line) => line.startsWith("corral") || line.includes(" at "));
+    expect(lines).toEqual([
+      `corral demo: cannot serve on port ${taken.port}: corral: 127.0.0.1:${taken.port} is in use (Failed to listen at 127.0.0.1)`,
+    ]);
+  } finally {
+    taken.stop(true);
+  }
+});
