@@ -23,7 +23,8 @@ export interface CookieRequest {
 }
 
 // RFC 6265 §6.1: browsers keep cookies of at least 4096 bytes (name, value and attributes), so a
-// longer value could not be stored anyway.
+// longer value could not be stored anyway (and `setCookie` refuses a name and value over 4096
+// bytes together, answered 400 like any invalid cookie).
 const maxValueBytes = 4096;
 
 /**
