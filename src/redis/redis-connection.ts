@@ -147,7 +147,7 @@ export class RedisConnection {
       );
     });
     try {
-      await Promise.race([connection.#connect(), timeout]);
+      await Promise.race([connection.#connect(), timeout, refusal(options.url)]);
     } catch (error) {
       connection.close();
       const detail = error instanceof Error ? error.message : String(error);
@@ -257,4 +257,33 @@ export class RedisConnection {
     this.#client.onconnect = null;
     this.#client.close();
   }
+}
+
+/**
+ * Rejects at once when nothing listens at the URL's host and port (the connection is refused);
+ * otherwise never settles. Bun's client retries a refused connection on its own and tells
+ * nothing of it, so without this an address with no Redis waited the whole `connectTimeoutMs`.
+ */
+function refusal(url: string): Promise<never> {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return new Promise<never>(() => {});
+  }
+  if (target.protocol !== "redis:" && target.protocol !== "rediss:") {
+    return new Promise<never>(() => {});
+  }
+  const hostname = target.hostname.replace(/^\[(.*)\]$/, "$1") || "127.0.0.1";
+  const port = Number(target.port || "6379");
+  return new Promise<never>((_resolve, reject) => {
+    Bun.connect({
+      hostname,
+      port,
+      socket: { open: (socket) => void socket.end(), data() {} },
+    }).catch((error: unknown) => {
+      if ((error as { code?: unknown }).code === "ECONNREFUSED")
+        reject(new Error("connection refused"));
+    });
+  });
 }

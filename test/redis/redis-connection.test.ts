@@ -29,6 +29,22 @@ test("unreachable at start is one RedisUnavailableError naming the URL without i
   }).toEqual({ reason: "unreachable", hidesPassword: true, names: true });
 });
 
+test("a refused connection at start is answered at once, not at the end of connectTimeoutMs", async () => {
+  // Bun's client retries a refused connection by itself and says nothing: the open waited the
+  // whole timeout (2 s by default) to say "no connection within 2000 ms".
+  const closed = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = closed.port;
+  closed.stop(true);
+  const error = await RedisConnection.open({
+    url: `redis://127.0.0.1:${port}`,
+    connectTimeoutMs: 60_000,
+  }).catch((caught: unknown) => caught);
+  expect([reasonOf(error), String((error as Error).cause)]).toEqual([
+    "unreachable",
+    `cannot reach Redis at redis://127.0.0.1:${port}: connection refused`,
+  ]);
+});
+
 test("exactly maxPendingCommands may wait; one more is refused at once as busy", async () => {
   const redis = await RedisConnection.open({ url: server.url, maxPendingCommands: 2 });
   const results = await Promise.all(
