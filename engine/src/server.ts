@@ -97,6 +97,7 @@ export function createEngine(options: EngineOptions): Engine {
     headerLineCache: new HeaderLineCache(arenas.take(headerLineCacheBytes), arenas.whole),
     errorResponses: buildErrorResponses(limits),
     now: performance.now(),
+    deadlineBase: performance.now() + limits.sweepIntervalMs,
     stopping: false,
     slowHeads: new SlowHeads(limits.maxConnections),
     scheduler: new WorkerScheduler(
@@ -193,9 +194,11 @@ export function createEngine(options: EngineOptions): Engine {
     const clock = new DeadlineClock(limits.sweepIntervalMs);
     // The engine may have been made long before it listens (its reservation takes time).
     context.now = clock.read();
+    context.deadlineBase = context.now + limits.sweepIntervalMs;
     sweep = setInterval(() => {
       const now = clock.tick();
       context.now = now;
+      context.deadlineBase = now + limits.sweepIntervalMs;
       context.date.refresh(Date.now());
       // An indexed loop: the sweep runs too rarely to be compiled, and the iterator protocol
       // cost about 1 µs a slot in the interpreter (1 ms a sweep at the default 1024 slots).

@@ -337,8 +337,7 @@ export class Connection
 
   setDeadline(kind: DeadlineKind | "linger", afterMs: number): void {
     this.deadlineKind = kind;
-    // The sweep's clock runs up to one interval behind: without it, a deadline fired that early.
-    this.deadlineAt = this.context.now + afterMs + this.limits.sweepIntervalMs;
+    this.deadlineAt = this.context.deadlineBase + afterMs;
   }
 
   /** Called by the sweep: enforces the deadline of the current state and the write stall. */

@@ -55,6 +55,11 @@ export interface EngineContext {
   readonly errorResponses: Readonly<Record<EngineErrorName, ErrorResponse>>;
   /** Coarse monotonic milliseconds, advanced by the sweep. */
   now: number;
+  /**
+   * `now` plus one sweep interval, kept by the sweep: where deadlines count from. `now` runs up
+   * to one interval behind the real time, so a deadline counted from it would fire that early.
+   */
+  deadlineBase: number;
   /** Set by `stop()`: responses close their connections. */
   stopping: boolean;
   /** The one owner of the workers: connections ask it through their `WorkerLease`. */
