@@ -107,7 +107,8 @@ export class Router<Handler> {
     path: string,
     refused: RouteEntry<Handler> | undefined,
   ): RouteResult<Handler> {
-    const matched: RouteEntry<Handler>[] = refused === undefined ? [] : [refused];
+    // Made only on a miss: a found route (the common case) allocates nothing here.
+    let matched: RouteEntry<Handler>[] | undefined = refused === undefined ? undefined : [refused];
     // Only an origin path can match a pattern: "*" (OPTIONS *) is no path of any route.
     if (path.charCodeAt(0) === slash) {
       for (const entry of this.#dynamic) {
@@ -115,10 +116,11 @@ export class Router<Handler> {
         if (params === undefined) continue;
         const handler = handlerFor(entry, method);
         if (handler !== undefined) return { kind: "found", handler, params, entry };
-        matched.push(entry);
+        if (matched === undefined) matched = [entry];
+        else matched.push(entry);
       }
     }
-    if (matched.length === 0) return notFound;
+    if (matched === undefined) return notFound;
     if (matched.length === 1) return { kind: "methodNotAllowed", allow: matched[0]!.allow };
     return {
       kind: "methodNotAllowed",
