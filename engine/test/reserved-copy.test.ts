@@ -6,6 +6,10 @@ import { ArenaReservation } from "../src/internal/arena-reservation.ts";
 import { HeaderLineCache, headerLineCacheBytes } from "../src/internal/header-line-cache.ts";
 import { CachedDateHeader, cachedDateHeaderBytes } from "../src/internal/http-date.ts";
 import { copyReserved, viewOf, writeContentLengthName } from "../src/internal/reserved-copy.ts";
+import { ResponseDraft } from "../src/internal/response-draft.ts";
+import { WorkerTable } from "../src/internal/worker-table.ts";
+import { resolveLimits } from "../src/limits.ts";
+import { StatsCounters } from "../src/stats.ts";
 
 const latin1 = (bytes: Uint8Array) => Buffer.from(bytes).toString("latin1");
 
@@ -158,5 +162,47 @@ describe("HeaderLineCache", () => {
       expect(cache.copy("X-Long", value, lines, 0)).toBe(-1);
       cache.encoded("X-Long", value, lines, 0, encode(`X-Long: ${value}\r\n`, 0));
     }
+  });
+});
+
+describe("a 200's head with header lines", () => {
+  const limits = resolveLimits({ workers: 2, maxResponseHeaderBytes: 256 });
+  const reservation = new ArenaReservation(
+    ArenaReservation.spanOfAll([cachedDateHeaderBytes, WorkerTable.reservedBytes(limits), 1024]),
+  );
+  const date = new CachedDateHeader(
+    Date.UTC(2026, 10, 29, 9, 0, 1),
+    reservation.take(cachedDateHeaderBytes),
+  );
+  const workers = new WorkerTable(limits, reservation);
+  const output = reservation.take(1024);
+  const head = (draft: ResponseDraft) =>
+    latin1(output.subarray(0, draft.writeHead(output, 0, date, "length", "default", 5)));
+
+  test("leaves from the worker's head block, whose Date line follows the second", () => {
+    const draft = new ResponseDraft(limits, new StatsCounters(), reservation.whole);
+    draft.worker = workers.take()!;
+    draft.appendHeader("Content-Type", "text/plain; charset=utf-8");
+    const lines = "Content-Type: text/plain; charset=utf-8\r\nContent-Length: 5\r\n\r\n";
+    expect(head(draft)).toBe(`HTTP/1.1 200 OK\r\nDate: Sun, 29 Nov 2026 09:00:01 GMT\r\n${lines}`);
+    date.refresh(Date.UTC(2026, 10, 29, 9, 0, 2));
+    expect(head(draft)).toBe(`HTTP/1.1 200 OK\r\nDate: Sun, 29 Nov 2026 09:00:02 GMT\r\n${lines}`);
+    // The other worker's block is its own, and the other paths write the same lines.
+    draft.reset();
+    draft.worker = workers.take()!;
+    draft.appendHeader("X-Other", "1");
+    expect(head(draft)).toBe(
+      "HTTP/1.1 200 OK\r\nDate: Sun, 29 Nov 2026 09:00:02 GMT\r\nX-Other: 1\r\nContent-Length: 5\r\n\r\n",
+    );
+    draft.setStatus(201);
+    expect(head(draft)).toBe(
+      "HTTP/1.1 201 Created\r\nDate: Sun, 29 Nov 2026 09:00:02 GMT\r\nX-Other: 1\r\nContent-Length: 5\r\n\r\n",
+    );
+    const separate = new ResponseDraft(limits, new StatsCounters(), null);
+    separate.worker = draft.worker;
+    separate.headerLength = draft.headerLength;
+    expect(head(separate)).toBe(
+      "HTTP/1.1 200 OK\r\nDate: Sun, 29 Nov 2026 09:00:02 GMT\r\nX-Other: 1\r\nContent-Length: 5\r\n\r\n",
+    );
   });
 });

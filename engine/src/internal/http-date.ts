@@ -37,6 +37,11 @@ export class CachedDateHeader {
     this.refresh(wallClockMs);
   }
 
+  /** The wall-clock second the line holds: a copy of it is current while this is unchanged. */
+  get second(): number {
+    return this.#second;
+  }
+
   /** Rebuilds the line when the wall-clock second changed. */
   refresh(wallClockMs: number): void {
     const second = Math.floor(wallClockMs / 1000);

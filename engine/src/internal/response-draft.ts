@@ -8,7 +8,7 @@ import { readHeaderValue, removeHeaderLines } from "./header-lines.ts";
 import type { CachedDateHeader } from "./http-date.ts";
 import { copyReserved, viewOf, writeContentLengthName } from "./reserved-copy.ts";
 import { statusLine } from "./status-lines.ts";
-import { streamFramePrefixBytes, type WorkerSlot } from "./worker-table.ts";
+import { streamFramePrefixBytes, type WorkerSlot, writeOkHeadWithLines } from "./worker-table.ts";
 
 const textEncoder = new TextEncoder();
 const emptyBytes = new Uint8Array(0);
@@ -267,17 +267,23 @@ export class ResponseDraft {
     contentLength = this.bodyLength,
   ): number {
     const reserved = this.#reserved;
+    const worker = this.worker;
+    const headerLength = worker === null ? 0 : this.headerLength;
     let at: number;
-    if (this.status === 200 && !this.dateSet) {
-      at = copyReserved(reserved, date.okHead, 0, date.okHead.length, target, offset);
+    if (headerLength > 0 && this.status === 200 && !this.dateSet && reserved !== null) {
+      at = writeOkHeadWithLines(reserved, worker!, headerLength, date, target, offset);
     } else {
-      const line = statusLine(this.status);
-      copyBytes(line, 0, line.length, target, offset);
-      at = offset + line.length;
-      if (!this.dateSet) at = copyReserved(reserved, date.bytes, 0, date.bytes.length, target, at);
-    }
-    if (this.headerLength > 0 && this.worker !== null) {
-      at = copyReserved(reserved, this.worker.headerLines, 0, this.headerLength, target, at);
+      if (this.status === 200 && !this.dateSet) {
+        at = copyReserved(reserved, date.okHead, 0, date.okHead.length, target, offset);
+      } else {
+        const line = statusLine(this.status);
+        at = offset + line.length;
+        copyBytes(line, 0, line.length, target, offset);
+        if (!this.dateSet)
+          at = copyReserved(reserved, date.bytes, 0, date.bytes.length, target, at);
+      }
+      if (headerLength > 0)
+        at = copyReserved(reserved, worker!.headerLines, 0, headerLength, target, at);
     }
     // RFC 9110 §8.6: no Content-Length in 204 responses; a 304 would describe another response.
     if (bodyFraming === "length" && this.status !== 204 && this.status !== 304) {

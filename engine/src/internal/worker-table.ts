@@ -1,6 +1,8 @@
 import type { Limits } from "../limits.ts";
 import { ArenaReservation } from "./arena-reservation.ts";
 import { FreeList } from "./free-list.ts";
+import { type CachedDateHeader, cachedDateHeaderBytes } from "./http-date.ts";
+import { copyReserved } from "./reserved-copy.ts";
 
 /** Room before staged stream data for a chunk-size line, and after it for CRLF and the last chunk. */
 export const streamFramePrefixBytes = 16;
@@ -13,6 +15,13 @@ export interface WorkerSlot {
   readonly staging: Uint8Array;
   /** Application-set response header lines, already serialised as `Name: value\r\n`. */
   readonly headerLines: Uint8Array;
+  /**
+   * `HTTP/1.1 200 OK`, the `Date` line, then `headerLines` (the same bytes): a 200's head with
+   * header lines leaves in one copy instead of two. The first two lines are refreshed when used.
+   */
+  readonly headBlock: Uint8Array;
+  /** The wall-clock second whose `Date` line `headBlock` holds (-1: none yet). */
+  headBlockSecond: number;
   /** Request-body storage for bodies that are not borrowed from one socket chunk. */
   readonly body: Uint8Array;
   /** Where a streamed chunked request body is decoded, one window at a time. */
@@ -39,14 +48,15 @@ export class WorkerTable {
     const windowBytes = limits.streamWindowBytes;
     const windowArena = arenas.take(windowArenaBytes);
     const slots: WorkerSlot[] = [];
+    const headStride = headBlockStrideBytes(limits);
     for (let index = 0; index < limits.workers; index++) {
+      const headBlock = headerArena.subarray(index * headStride, (index + 1) * headStride);
       slots.push({
         index,
         staging: stagingArena.subarray(index * stagingStride, (index + 1) * stagingStride),
-        headerLines: headerArena.subarray(
-          index * limits.maxResponseHeaderBytes,
-          (index + 1) * limits.maxResponseHeaderBytes,
-        ),
+        headerLines: headBlock.subarray(cachedDateHeaderBytes),
+        headBlock,
+        headBlockSecond: -1,
         body: bodyArena.subarray(index * limits.maxBodyBytes, (index + 1) * limits.maxBodyBytes),
         window: windowArena.subarray(index * windowBytes, (index + 1) * windowBytes),
       });
@@ -76,12 +86,39 @@ function stagingStrideBytes(limits: Limits): number {
   return streamFramePrefixBytes + limits.stagingBytes + streamFrameSuffixBytes;
 }
 
+/** A worker's `headBlock`: the 200 status and `Date` lines, then room for its header lines. */
+function headBlockStrideBytes(limits: Limits): number {
+  return cachedDateHeaderBytes + limits.maxResponseHeaderBytes;
+}
+
 /** Staging, header lines, body storage and chunked-body windows, for every worker. */
 function workerArenaSizes(limits: Limits): [number, number, number, number] {
   return [
     limits.workers * stagingStrideBytes(limits),
-    limits.workers * limits.maxResponseHeaderBytes,
+    limits.workers * headBlockStrideBytes(limits),
     limits.workers * limits.maxBodyBytes,
     limits.workers * limits.streamWindowBytes,
   ];
+}
+
+/**
+ * A 200's status and `Date` lines and `headerLength` bytes of header lines in one copy from the
+ * worker's `headBlock`, whose first two lines are refreshed from `date` when its second changed:
+ * each `copyWithin` is a call into the runtime of about 180 instructions, whatever the length.
+ */
+export function writeOkHeadWithLines(
+  reserved: Uint8Array,
+  worker: WorkerSlot,
+  headerLength: number,
+  date: CachedDateHeader,
+  target: Uint8Array,
+  offset: number,
+): number {
+  const block = worker.headBlock;
+  const okHeadLength = date.okHead.length;
+  if (worker.headBlockSecond !== date.second) {
+    copyReserved(reserved, date.okHead, 0, okHeadLength, block, 0);
+    worker.headBlockSecond = date.second;
+  }
+  return copyReserved(reserved, block, 0, okHeadLength + headerLength, target, offset);
 }
