@@ -1,7 +1,7 @@
 // Reads and edits the serialised response header lines ("Name: value\r\n", Latin-1) in a worker's
 // header area, so that an `after` hook can see what was drafted without a second copy of it.
 
-import { latin1String } from "./ascii.ts";
+import { latin1String, writeLatin1 } from "./ascii.ts";
 
 /** Whether the line at `start` has the header name `lowerName` (compared case-insensitively). */
 function lineHasName(lines: Uint8Array, start: number, lowerName: string): boolean {
@@ -58,4 +58,15 @@ export function removeHeaderLines(lines: Uint8Array, length: number, lowerName: 
     start = end;
   }
   return kept;
+}
+
+/** Writes `name: value\r\n` (checked, Latin-1) at `start`; returns the offset after it. */
+export function encodeHeaderLine(lines: Uint8Array, start: number, name: string, value: string) {
+  let end = writeLatin1(lines, start, name);
+  lines[end++] = 0x3a;
+  lines[end++] = 0x20;
+  end = writeLatin1(lines, end, value);
+  lines[end++] = 0x0d;
+  lines[end++] = 0x0a;
+  return end;
 }

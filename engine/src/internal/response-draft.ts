@@ -4,7 +4,7 @@ import type { StatsCounters } from "../stats.ts";
 import { copyBytes, writeDecimal, writeLatin1 } from "./ascii.ts";
 import { checkHeaderLine } from "./header-check.ts";
 import type { HeaderLineCache } from "./header-line-cache.ts";
-import { readHeaderValue, removeHeaderLines } from "./header-lines.ts";
+import { encodeHeaderLine, readHeaderValue, removeHeaderLines } from "./header-lines.ts";
 import type { CachedDateHeader } from "./http-date.ts";
 import { copyReserved, viewOf, writeContentLengthName } from "./reserved-copy.ts";
 import { statusLine } from "./status-lines.ts";
@@ -130,21 +130,21 @@ export class ResponseDraft {
         `header lines would take ${this.headerLength + lineLength} of ${this.#limits.maxResponseHeaderBytes} bytes`,
       );
     }
-    const lines = worker.headerLines;
     const start = this.headerLength;
-    const kept = this.#lineCache?.copy(name, value, lines, start) ?? -1;
-    if (kept >= 0) {
-      this.headerLength = kept;
+    const known = worker.knownLines;
+    const inPlace = known.endOf(start, name, value);
+    if (inPlace >= 0) {
+      this.headerLength = inPlace;
       return;
     }
-    let offset = writeLatin1(lines, start, name);
-    lines[offset++] = 0x3a;
-    lines[offset++] = 0x20;
-    offset = writeLatin1(lines, offset, value);
-    lines[offset++] = 0x0d;
-    lines[offset++] = 0x0a;
-    this.headerLength = offset;
-    this.#lineCache?.encoded(name, value, lines, start, offset);
+    const lines = worker.headerLines;
+    let end = this.#lineCache?.copy(name, value, lines, start) ?? -1;
+    if (end < 0) {
+      end = encodeHeaderLine(lines, start, name, value);
+      this.#lineCache?.encoded(name, value, lines, start, end);
+    }
+    this.headerLength = end;
+    known.wrote(start, end, name, value);
   }
 
   /** Empties the body (staged or borrowed), keeping status and headers. */
@@ -245,6 +245,7 @@ export class ResponseDraft {
     if (this.worker === null) return;
     const lowerName = name.toLowerCase();
     if (lowerName === "date") this.dateSet = false;
+    this.worker.knownLines.forget();
     this.headerLength = removeHeaderLines(this.worker.headerLines, this.headerLength, lowerName);
   }
 

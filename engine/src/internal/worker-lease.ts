@@ -274,6 +274,7 @@ export class WorkerLease implements SchedulerLease {
     if (kept !== null) {
       this.#heldHeaderLines = null;
       worker.headerLines.set(kept, 0);
+      worker.knownLines.forget();
     }
   }
 

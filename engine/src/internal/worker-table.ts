@@ -2,6 +2,7 @@ import type { Limits } from "../limits.ts";
 import { ArenaReservation } from "./arena-reservation.ts";
 import { FreeList } from "./free-list.ts";
 import { type CachedDateHeader, cachedDateHeaderBytes } from "./http-date.ts";
+import { KnownHeaderLines } from "./known-header-lines.ts";
 import { copyReserved } from "./reserved-copy.ts";
 
 /** Room before staged stream data for a chunk-size line, and after it for CRLF and the last chunk. */
@@ -22,6 +23,8 @@ export interface WorkerSlot {
   readonly headBlock: Uint8Array;
   /** The wall-clock second whose `Date` line `headBlock` holds (-1: none yet). */
   headBlockSecond: number;
+  /** The lines `headerLines` still holds from earlier answers (every write there tells it). */
+  readonly knownLines: KnownHeaderLines;
   /** Request-body storage for bodies that are not borrowed from one socket chunk. */
   readonly body: Uint8Array;
   /** Where a streamed chunked request body is decoded, one window at a time. */
@@ -57,6 +60,7 @@ export class WorkerTable {
         headerLines: headBlock.subarray(cachedDateHeaderBytes),
         headBlock,
         headBlockSecond: -1,
+        knownLines: new KnownHeaderLines(),
         body: bodyArena.subarray(index * limits.maxBodyBytes, (index + 1) * limits.maxBodyBytes),
         window: windowArena.subarray(index * windowBytes, (index + 1) * windowBytes),
       });
