@@ -191,14 +191,14 @@ export class RequestView {
   query(): ParameterRecords {
     this.assertLive();
     if (this.#query === undefined) {
-      const raw = this.#exchange.query;
+      const exchange = this.#exchange;
       const limit = this.#limits.maxParameters;
       // n non-empty entries take at least 2n - 1 characters, so shorter text cannot pass the limit
-      // and needs no count: the usual short query pays nothing.
-      if (raw.length > 2 * limit && countEntries(raw, limit) > limit) {
+      // and needs no count: the usual short query pays nothing, not even its string.
+      if (exchange.queryLength > 2 * limit && countEntries(exchange.query, limit) > limit) {
         throw new ParameterLimitError("query", limit);
       }
-      this.#query = ParameterRecords.parse(raw, this);
+      this.#query = ParameterRecords.ofRequestQuery(exchange, this);
     }
     return this.#query;
   }

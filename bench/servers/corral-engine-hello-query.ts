@@ -1,10 +1,11 @@
 // The "bare engine" baseline for the App pipeline: a corral-engine handler doing the App route's
-// decode work with the same codecs (`ParameterRecords.parse(exchange.query).firstRaw("name")`,
-// `percentDecodeText` into one 1024-byte buffer allocated at startup, `writeText`), the same
+// decode work with the same codecs (`exchange.queryValueRaw("name")`, the engine's lookup the
+// App's `query().firstRaw` uses, `percentDecodeText` into one 1024-byte buffer allocated at
+// startup, `writeText`), the same
 // request counter, and the same Content-Type, but no router, Context, request view, response
 // draft or middleware chain: a path comparison by hand, 404 otherwise, and a DecodeError
 // answered 400. Default limits.
-import { DecodeError, ParameterRecords, percentDecodeText } from "corral";
+import { DecodeError, percentDecodeText } from "corral";
 import { listen } from "corral/engine";
 import { announceReady, parsePort } from "./cli.ts";
 import { reportCorral } from "./corral-control.ts";
@@ -24,14 +25,14 @@ const server = listen({
       return;
     }
     exchange.setHeader("Content-Type", nameContentType);
-    const name = ParameterRecords.parse(exchange.query).firstRaw("name");
+    const name = exchange.queryValueRaw("name");
     if (name === undefined) {
       exchange.writeText(helloText);
       return;
     }
     let text: string;
     try {
-      text = percentDecodeText(name.valueRaw, nameBuffer);
+      text = percentDecodeText(name, nameBuffer);
     } catch (error) {
       exchange.setStatus(400);
       exchange.writeText(error instanceof DecodeError ? error.message : "invalid UTF-8");

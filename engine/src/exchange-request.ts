@@ -1,6 +1,7 @@
 import { latin1String, latin1StringReusing } from "./internal/ascii.ts";
 import type { ExchangeHost } from "./internal/exchange-host.ts";
 import type { PeerAddress } from "./internal/peer-address.ts";
+import { firstQueryValue } from "./internal/query-value.ts";
 import { RequestBody } from "./request-body.ts";
 import { type BodyTooLargeError, StaleExchangeError } from "./response-errors.ts";
 
@@ -114,6 +115,30 @@ export class ExchangeRequest {
       connection.lastQuery,
     );
     return connection.lastQuery;
+  }
+
+  /** The length of `query`, known without making its string. */
+  get queryLength(): number {
+    this.assertLive("request");
+    const head = this.host.head;
+    return head.pathEnd >= head.targetEnd ? 0 : head.targetEnd - head.pathEnd - 1;
+  }
+
+  /**
+   * The undecoded value of the query's first entry named `name`, found over the request's bytes
+   * without making the query's string: what `ParameterRecords.parse(exchange.query)
+   * .firstRaw(name)?.valueRaw` gives (pieces between "&"s, empty ones skipped, each split at its
+   * first "=", names compared raw), `""` for an entry without "=", undefined when there is none.
+   *
+   * @example
+   * const page = exchange.queryValueRaw("page"); // "2" for /list?page=2
+   */
+  queryValueRaw(name: string): string | undefined {
+    this.assertLive("request");
+    const head = this.host.head;
+    if (head.pathEnd >= head.targetEnd) return undefined;
+    const base = head.base;
+    return firstQueryValue(head.buffer, base + head.pathEnd + 1, base + head.targetEnd, name);
   }
 
   /** The raw target bytes, borrowed (valid while the request lasts). */

@@ -24,6 +24,15 @@ export interface ParameterEntry {
 export type LivenessGuard = (() => void) | { assertLive(): void };
 
 /**
+ * @internal A request's query as the engine holds it: its text, made on first need, and the
+ * first value of a name, found over the request's bytes (an engine `Exchange` is one).
+ */
+export interface RequestQuerySource {
+  readonly query: string;
+  queryValueRaw(name: string): string | undefined;
+}
+
+/**
  * The ordered raw entries of a query (`a=1&b=2&a=3`, without `?`) or of a URL-encoded form body
  * read as Latin-1 text. Duplicates are kept in order; `files[]` is an ordinary name; every value
  * is text (`007` keeps its zeros, `false` stays the text "false"). Lookups compare raw names.
@@ -43,8 +52,11 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
   #built: readonly ParameterEntry[] | undefined;
   /** The number of entries once counted; -1 before. */
   #length = -1;
-  readonly #raw: string;
+  /** The text; undefined until first needed when the records read a request's query. */
+  #raw: string | undefined;
   readonly #guard: LivenessGuard | undefined;
+  /** The request whose query these are, when made by `ofRequestQuery`. */
+  #source: RequestQuerySource | undefined = undefined;
 
   /**
    * Wraps raw text, or entries already split (the array is taken over, not copied).
@@ -80,6 +92,23 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
     return new ParameterRecords(raw, assertLive);
   }
 
+  /**
+   * @internal The query of a request: `firstRaw` looks over the request's bytes and makes only
+   * the value it returns; the text is made if another member needs it.
+   */
+  static ofRequestQuery(source: RequestQuerySource, assertLive: LivenessGuard): ParameterRecords {
+    const records = new ParameterRecords("", assertLive);
+    records.#raw = undefined;
+    records.#source = source;
+    return records;
+  }
+
+  /** The text of the entries (a request's query is made now, once). */
+  #text(): string {
+    this.#raw ??= this.#source!.query;
+    return this.#raw;
+  }
+
   #checkLive(): void {
     const guard = this.#guard;
     if (guard === undefined) return;
@@ -96,7 +125,7 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
   get length(): number {
     this.#checkLive();
     if (this.#built !== undefined) return this.#built.length;
-    if (this.#length < 0) this.#length = countEntries(this.#raw, Number.POSITIVE_INFINITY);
+    if (this.#length < 0) this.#length = countEntries(this.#text(), Number.POSITIVE_INFINITY);
     return this.#length;
   }
 
@@ -111,7 +140,7 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
     this.#checkLive();
     if (this.#built === undefined) {
       const built: ParameterEntry[] = [];
-      const cursor = new EntryCursor(this.#raw);
+      const cursor = new EntryCursor(this.#text());
       while (cursor.next()) built.push(cursor.entry());
       this.#built = built;
     }
@@ -127,7 +156,12 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
   firstRaw(name: string): ParameterEntry | undefined {
     this.#checkLive();
     const built = this.#built;
-    if (built === undefined) return firstInRaw(this.#raw, name);
+    if (built === undefined) {
+      const raw = this.#raw;
+      if (raw !== undefined) return firstInRaw(raw, name);
+      const valueRaw = this.#source!.queryValueRaw(name);
+      return valueRaw === undefined ? undefined : { nameRaw: name, valueRaw };
+    }
     for (const entry of built) if (entry.nameRaw === name) return entry;
     return undefined;
   }
@@ -143,7 +177,7 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
     const built = this.#built;
     if (built !== undefined) return built.filter((entry) => entry.nameRaw === name);
     const found: ParameterEntry[] = [];
-    const cursor = new EntryCursor(this.#raw);
+    const cursor = new EntryCursor(this.#text());
     while (cursor.next()) if (cursor.nameIs(name)) found.push(cursor.entry());
     return found;
   }
@@ -157,7 +191,7 @@ export class ParameterRecords implements Iterable<ParameterEntry> {
   [Symbol.iterator](): Iterator<ParameterEntry> {
     this.#checkLive();
     const built = this.#built;
-    const cursor = new EntryCursor(built === undefined ? this.#raw : "");
+    const cursor = new EntryCursor(built === undefined ? this.#text() : "");
     let index = 0;
     return {
       next: (): IteratorResult<ParameterEntry> => {

@@ -30,6 +30,35 @@ test("query(): ordered raw entries, duplicates kept, files[] ordinary, values st
   await app.stop();
 });
 
+test("query().firstRaw reads the request's own bytes, before and after the text is made", async () => {
+  const app = new App({ shared: {} });
+  const names = ["a", "b", "flag", "files%5B%5D", "e", "", "zzz", "a=b", "\u00e9"];
+  app.route("GET", "/q", (ctx) => {
+    const query = ctx.request.query();
+    const first = names.map((name) => query.firstRaw(name)?.valueRaw ?? null);
+    const length = query.length;
+    const again = names.map((name) => query.firstRaw(name)?.valueRaw ?? null);
+    ctx.response.json(200, { first, length, again });
+  });
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  // Pipelined in one write: each request's values are its own, not the one before's.
+  client.send(
+    "GET /q?a=007&files%5B%5D=x&&a=false&b=a+b%2Bc&flag&e=&=v HTTP/1.1\r\nHost: h\r\n\r\n" +
+      "GET /q?b=2&a HTTP/1.1\r\nHost: h\r\n\r\nGET /q HTTP/1.1\r\nHost: h\r\n\r\n",
+  );
+  const [one, two, three] = (await client.responses(3)).map((response) =>
+    JSON.parse(response.text),
+  );
+  const first = ["007", "a+b%2Bc", "", "x", "", "v", null, null, null];
+  expect(one).toEqual({ first, length: 7, again: first });
+  const second = ["", "2", null, null, null, null, null, null, null];
+  expect(two).toEqual({ first: second, length: 2, again: second });
+  const none = names.map(() => null);
+  expect(three).toEqual({ first: none, length: 0, again: none });
+  await app.stop();
+});
+
 test("form(): a URL-encoded body as raw entries; another media type is 415", async () => {
   const app = new App({ shared: {} });
   app.route("POST", "/f", (ctx) => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
+import { firstQueryValue } from "../../engine/src/internal/query-value.ts";
 import { countEntries, countEntryBytes, firstInRaw } from "../../src/params/entry-cursor.ts";
 import { ParameterRecords } from "../../src/params/parameter-records.ts";
 import { liveObjects } from "../support/live-objects.ts";
@@ -250,5 +251,40 @@ describe("firstRaw without splitting (firstInRaw)", () => {
     expect(firstInRaw("a=b", "a=b")).toBeUndefined();
     expect(firstInRaw("=x&a", "")).toEqual({ nameRaw: "", valueRaw: "x" });
     expect(firstInRaw("na&names=1&name=2", "name")).toEqual({ nameRaw: "name", valueRaw: "2" });
+  });
+});
+
+describe("the first value of a name over a request's bytes (firstQueryValue)", () => {
+  const latin1 = (text: string) => Uint8Array.from(text, (character) => character.charCodeAt(0));
+
+  test("finds what a split of the whole text finds first, anywhere in the bytes", () => {
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[ab=&%\xe9]{0,12}$/),
+        fc.stringMatching(/^[ab=&\xe9]{0,3}$/),
+        fc.nat(3),
+        (raw, name, margin) => {
+          const split = ParameterRecords.parse(raw).entries.find((entry) => entry.nameRaw === name);
+          // The query lies inside a larger buffer, as in a socket chunk: nothing around it counts.
+          const bytes = latin1(`${"a=&".slice(0, margin)}${raw}${"&a=b".slice(0, margin)}`);
+          const found = firstQueryValue(bytes, margin, margin + raw.length, name);
+          expect(found).toBe(split?.valueRaw);
+        },
+      ),
+      { numRuns: 5000, seed: 29 },
+    );
+  });
+
+  test("names holding a separator or a character past Latin-1 never match", () => {
+    const query = latin1("a&b=1&a=b=1&=x&\xe9=2");
+    expect(firstQueryValue(query, 0, query.length, "a&b")).toBeUndefined();
+    expect(firstQueryValue(query, 0, query.length, "a=b")).toBeUndefined();
+    expect(firstQueryValue(query, 0, query.length, "")).toBe("x");
+    expect(firstQueryValue(query, 0, query.length, "\u0100")).toBeUndefined();
+    expect(firstQueryValue(query, 0, query.length, "\xe9")).toBe("2");
+    expect(firstQueryValue(query, 0, query.length, "a")).toBe("");
+    // The name checked last is remembered: another with a separator is still refused.
+    expect(firstQueryValue(query, 0, query.length, "b")).toBe("1");
+    expect(firstQueryValue(query, 0, query.length, "a=b")).toBeUndefined();
   });
 });
