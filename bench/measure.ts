@@ -1,6 +1,8 @@
 import type { EngineStats } from "corral/engine";
+import { median } from "./aggregate.ts";
 import type { Pinning } from "./pinning.ts";
 import { RssSampler, readCpuSeconds, readRss } from "./process-metrics.ts";
+import { rotate } from "./rotate.ts";
 import type { Scenario, ScenarioServer, ServerKind } from "./scenarios.ts";
 import { ServerProcess } from "./server-process.ts";
 import { runWrk, type WrkResult } from "./wrk.ts";
@@ -54,72 +56,141 @@ export interface RunPlan {
   readonly repoRoot: string;
 }
 
+/** How to measure several servers of one scenario in turn (see `measureInterleaved`). */
+export interface InterleavedPlan extends Omit<RunPlan, "server"> {
+  /** The servers, in the order of the first round. */
+  readonly servers: readonly ScenarioServer[];
+  /** The longest load one server gets at a time, in seconds. */
+  readonly sliceSeconds: number;
+}
+
+/** One server of an interleaved measurement, and what its slices added up to. */
+interface Subject {
+  readonly server: ScenarioServer;
+  readonly process: ServerProcess;
+  readonly url: string;
+  readonly sampler: RssSampler;
+  readonly slices: WrkResult[];
+  cpuSeconds: number;
+  rssAtEndMiB: number;
+}
+
 /**
- * Starts the server in its own process, checks one response, warms it up, then measures: wrk's
- * throughput and latency, the server's CPU time (from /proc/<pid>/stat) and its RSS (VmRSS every
- * 100 ms, VmHWM at the end). The server is always stopped, and every step is time-bounded.
+ * Measures one server alone: started in its own process, one response checked, warmed up, then
+ * `durationSeconds` of load in one piece. See `measureInterleaved`.
  */
 export async function measureRun(plan: RunPlan): Promise<RunResult> {
-  const { scenario, server: subject, pinning } = plan;
-  const server = await ServerProcess.start({
-    script: `${import.meta.dir}/servers/${subject.script}`,
-    pinPrefix: pinning.server,
-    cwd: plan.repoRoot,
+  const [result] = await measureInterleaved({
+    ...plan,
+    servers: [plan.server],
+    sliceSeconds: plan.durationSeconds,
   });
-  let stopped = false;
+  return result!;
+}
+
+/**
+ * Measures the servers of one scenario together: each is started in its own process (all
+ * pinned to the server core, where only the loaded one works), checked with one response and
+ * warmed up; then they take turns, `sliceSeconds` of load each, in an order rotated every round,
+ * until each had `durationSeconds`. This machine's speed changes by 20-70% within seconds to
+ * minutes: measured one after the other for 5 s each, two servers of a repeat could meet
+ * different phases, and a ratio between them moved by a third from run to run; in turns of a
+ * second, every phase falls on all of them. Per server: wrk's requests and the server's CPU time
+ * (from /proc/<pid>/stat) summed over its slices, the median of its slices' latencies, its RSS
+ * (VmRSS every 100 ms while loaded, VmHWM at the end). Every server is always stopped.
+ */
+export async function measureInterleaved(plan: InterleavedPlan): Promise<RunResult[]> {
+  const { scenario, pinning } = plan;
+  const subjects: Subject[] = [];
   try {
-    const url = `http://127.0.0.1:${server.port}${scenario.path}`;
-    await checkResponse(url, scenario);
+    for (const server of plan.servers) {
+      const process = await ServerProcess.start({
+        script: `${import.meta.dir}/servers/${server.script}`,
+        pinPrefix: pinning.server,
+        cwd: plan.repoRoot,
+      });
+      const url = `http://127.0.0.1:${process.port}${scenario.path}`;
+      const sampler = new RssSampler(process.pid);
+      subjects.push({ server, process, url, sampler, slices: [], cpuSeconds: 0, rssAtEndMiB: 0 });
+      await checkResponse(url, scenario);
+    }
     const load = {
-      url,
       connections: scenario.connections,
       pipelineDepth: scenario.pipelineDepth,
       pinPrefix: pinning.load,
       ...(scenario.requestHeaders === undefined ? {} : { headers: scenario.requestHeaders }),
     };
-    if (plan.warmupSeconds > 0) await runWrk({ ...load, durationSeconds: plan.warmupSeconds });
-
-    const sampler = new RssSampler(server.pid);
-    const cpuBefore = readCpuSeconds(server.pid, plan.ticksPerSecond);
-    sampler.start(100);
-    const wrk = await runWrk({ ...load, durationSeconds: plan.durationSeconds });
-    const sampled = sampler.stop();
-    const cpuSeconds = readCpuSeconds(server.pid, plan.ticksPerSecond) - cpuBefore;
-    const rss = readRss(server.pid);
-
-    const info = server.jsonLine<{ budget: string; reservedBytes: number }>("INFO ");
-    await server.stop();
-    stopped = true;
-    const corral: CorralReport | null =
-      info === undefined
-        ? null
-        : { ...info, stats: server.jsonLine<EngineStats>("STATS ") ?? null };
-    return {
-      scenario: scenario.id,
-      server: subject.kind,
-      serverLabel: subject.label,
-      repeat: plan.repeat,
-      requests: wrk.requests,
-      durationSeconds: wrk.durationSeconds,
-      requestsPerSecond: wrk.requestsPerSecond,
-      p50Ms: wrk.p50Ms,
-      p99Ms: wrk.p99Ms,
-      mibPerSecond: wrk.transferMiBPerSecond,
-      socketErrors: wrk.socketErrors,
-      non2xx3xx: wrk.non2xx3xx,
-      cpuSeconds,
-      requestsPerCpuSecond: cpuSeconds > 0 ? wrk.requests / cpuSeconds : Number.NaN,
-      peakRssMiB: Math.max(sampled.maxMiB, rss.peakMiB),
-      sampledPeakRssMiB: sampled.maxMiB,
-      rssSamples: sampled.samples,
-      rssAtEndMiB: rss.rssMiB,
-      wrkCommand: wrk.command,
-      corral,
-    };
+    if (plan.warmupSeconds > 0) {
+      for (const subject of subjects) {
+        await runWrk({ ...load, url: subject.url, durationSeconds: plan.warmupSeconds });
+      }
+    }
+    const rounds = Math.max(1, Math.round(plan.durationSeconds / plan.sliceSeconds));
+    const sliceSeconds = plan.durationSeconds / rounds;
+    for (let round = 0; round < rounds; round++) {
+      for (const subject of rotate(subjects, round)) {
+        const pid = subject.process.pid;
+        const cpuBefore = readCpuSeconds(pid, plan.ticksPerSecond);
+        subject.sampler.start(100);
+        subject.slices.push(
+          await runWrk({ ...load, url: subject.url, durationSeconds: sliceSeconds }),
+        );
+        subject.sampler.stop();
+        subject.cpuSeconds += readCpuSeconds(pid, plan.ticksPerSecond) - cpuBefore;
+        subject.rssAtEndMiB = readRss(pid).rssMiB;
+      }
+    }
+    const results: RunResult[] = [];
+    for (const subject of subjects) results.push(await finish(subject, plan));
+    return results;
   } finally {
-    if (!stopped) await server.stop();
+    for (const subject of subjects) await subject.process.stop();
   }
 }
+
+/** A subject's slices as one result; stops its server to read what it reported. */
+async function finish(subject: Subject, plan: InterleavedPlan): Promise<RunResult> {
+  const { process, slices, server } = subject;
+  const peakMiB = readRss(process.pid).peakMiB;
+  const sampled = subject.sampler.stop();
+  const info = process.jsonLine<{ budget: string; reservedBytes: number }>("INFO ");
+  await process.stop();
+  const corral: CorralReport | null =
+    info === undefined ? null : { ...info, stats: process.jsonLine<EngineStats>("STATS ") ?? null };
+  const sum = (value: (slice: WrkResult) => number) =>
+    slices.reduce((total, slice) => total + value(slice), 0);
+  const requests = sum((slice) => slice.requests);
+  const durationSeconds = sum((slice) => slice.durationSeconds);
+  return {
+    scenario: plan.scenario.id,
+    server: server.kind,
+    serverLabel: server.label,
+    repeat: plan.repeat,
+    requests,
+    durationSeconds,
+    requestsPerSecond: requests / durationSeconds,
+    p50Ms: median(slices.map((slice) => slice.p50Ms)),
+    p99Ms: median(slices.map((slice) => slice.p99Ms)),
+    mibPerSecond: sum((slice) => slice.bytesRead) / mebibyte / durationSeconds,
+    socketErrors: {
+      connect: sum((slice) => slice.socketErrors.connect),
+      read: sum((slice) => slice.socketErrors.read),
+      write: sum((slice) => slice.socketErrors.write),
+      timeout: sum((slice) => slice.socketErrors.timeout),
+    },
+    non2xx3xx: sum((slice) => slice.non2xx3xx),
+    cpuSeconds: subject.cpuSeconds,
+    requestsPerCpuSecond: subject.cpuSeconds > 0 ? requests / subject.cpuSeconds : Number.NaN,
+    peakRssMiB: Math.max(sampled.maxMiB, peakMiB),
+    sampledPeakRssMiB: sampled.maxMiB,
+    rssSamples: sampled.samples,
+    rssAtEndMiB: subject.rssAtEndMiB,
+    wrkCommand: slices[slices.length - 1]!.command,
+    corral,
+  };
+}
+
+const mebibyte = 1024 * 1024;
 
 /** Fetches one response and checks status, Content-Type and body before any load. */
 async function checkResponse(url: string, scenario: Scenario): Promise<void> {

@@ -7,14 +7,14 @@ import { type AbuseRun, runAbuse } from "./abuse.ts";
 import { formatAbuse } from "./abuse-report.ts";
 import { type RunSummary, summarise } from "./aggregate.ts";
 import { type CoresRun, formatCores, runCores } from "./cores.ts";
-import { measureRun, type RunPlan, type RunResult } from "./measure.ts";
+import { measureInterleaved, measureRun, type RunPlan, type RunResult } from "./measure.ts";
 import { type BenchOptions, parseOptions } from "./options.ts";
 import { choosePinning, type Pinning } from "./pinning.ts";
 import { clockTicksPerSecond, toMiB } from "./process-metrics.ts";
 import { type FanOutResult, formatRedisSse, runRedisSse } from "./redis-sse.ts";
 import { formatRssCheck, formatSse, formatTable, formatTargets, formatWarnings } from "./report.ts";
 import { rotate } from "./rotate.ts";
-import { rssCheckScenario, type ScenarioServer, scenarios } from "./scenarios.ts";
+import { rssCheckScenario, type Scenario, type ScenarioServer, scenarios } from "./scenarios.ts";
 import { runSse, type SseResult } from "./sse.ts";
 import { formatStatic, runStatic, type StaticRun } from "./static.ts";
 import {
@@ -78,22 +78,28 @@ async function main(): Promise<number> {
 
   const allRuns: RunResult[] = [];
   const summaries: RunSummary[] = [];
+  // Servers of a scenario take turns this long (shorter runs, as `--quick`, are one turn).
+  const sliceSeconds = Math.min(1, options.durationSeconds);
   for (const scenario of wrkScenarios) {
     for (let repeat = 0; repeat < options.repeats; repeat++) {
-      // Rotate which server goes first, so that drift on the machine hits them all alike.
+      // Rotate which server goes first, so that drift on the machine hits them all alike; within
+      // the repeat they take turns of a second each (measureInterleaved).
       const order: readonly ScenarioServer[] = rotate(scenario.servers, repeat);
-      for (const server of order) {
-        allRuns.push(
-          await measureLogged({
-            ...common,
-            scenario,
-            server,
-            durationSeconds: options.durationSeconds,
-            warmupSeconds: options.warmupSeconds,
-            repeat,
-          }),
-        );
-      }
+      process.stdout.write(
+        `  ${scenario.title}: ${order.length} servers in turns of ${sliceSeconds} s, ` +
+          `${options.durationSeconds} s each\n`,
+      );
+      const runs = await measureInterleaved({
+        ...common,
+        scenario,
+        servers: order,
+        durationSeconds: options.durationSeconds,
+        warmupSeconds: options.warmupSeconds,
+        repeat,
+        sliceSeconds,
+      });
+      for (const run of runs) logRun(run, scenario);
+      allRuns.push(...runs);
     }
     for (const server of scenario.servers) {
       summaries.push(
@@ -269,16 +275,18 @@ function ratioTable(chosen: typeof scenarios, allRuns: readonly RunResult[]) {
 
 /** Runs one measurement, printing a progress line. */
 async function measureLogged(plan: RunPlan): Promise<RunResult> {
-  process.stdout.write(
-    `  ${plan.scenario.title} / ${plan.server.label}, ${plan.durationSeconds} s ... `,
-  );
   const run = await measureRun(plan);
-  const mib = plan.scenario.id === "big" ? `, ${run.mibPerSecond.toFixed(0)} MiB/s` : "";
+  logRun(run, plan.scenario);
+  return run;
+}
+
+function logRun(run: RunResult, scenario: Scenario): void {
+  const mib = scenario.id === "big" ? `, ${run.mibPerSecond.toFixed(0)} MiB/s` : "";
   console.log(
-    `${Math.round(run.requestsPerSecond).toLocaleString("en-US")} req/s${mib}, ` +
+    `  ${scenario.title} / ${run.serverLabel}, ${run.durationSeconds.toFixed(0)} s ... ` +
+      `${Math.round(run.requestsPerSecond).toLocaleString("en-US")} req/s${mib}, ` +
       `CPU ${run.cpuSeconds.toFixed(2)} s, peak RSS ${run.peakRssMiB.toFixed(1)} MiB`,
   );
-  return run;
 }
 
 /** The copy counters of the corral 5 MiB server, summed over its runs (whole process lives). */
