@@ -1,4 +1,5 @@
 import { ExchangeRequest } from "./exchange-request.ts";
+import { waitWeight } from "./internal/young-collection.ts";
 import { ClientGoneError } from "./response-errors.ts";
 import { ResponseStream } from "./response-stream.ts";
 import type { WebSocketSession } from "./websocket/websocket-session.ts";
@@ -251,8 +252,9 @@ export class Exchange extends ExchangeRequest {
       throw new TypeError("corral: the worker can only be given back with nothing staged");
     }
     if (this.bodyInWorker) this.bodyReleased = true;
-    const { lease, stream, draft } = this.host;
+    const { lease, stream, draft, context } = this.host;
     lease.releaseWhileWaiting(stream.headSent ? 0 : draft.headerLength);
+    context.youngCollection.count(waitWeight);
   }
 
   /**

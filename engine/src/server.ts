@@ -12,6 +12,7 @@ import {
   cannedServerFullResponse,
 } from "./internal/error-responses.ts";
 import { FreeList } from "./internal/free-list.ts";
+import { processFullCollections } from "./internal/full-collection.ts";
 import { HeaderLineCache, headerLineCacheBytes } from "./internal/header-line-cache.ts";
 import { CachedDateHeader, cachedDateHeaderBytes } from "./internal/http-date.ts";
 import { MemorySocket } from "./internal/memory-socket.ts";
@@ -84,6 +85,7 @@ export function createEngine(options: EngineOptions): Engine {
       ) +
       ArenaReservation.spanOfAll([cachedDateHeaderBytes, headerLineCacheBytes]),
   );
+  processFullCollections.countReserved(arenas.capacity);
   const context: EngineContext = {
     limits,
     stats,

@@ -100,6 +100,11 @@ export interface EngineStats {
    * and upgrades count more) or per 4 MiB read, whichever comes first (docs/limits.md).
    */
   readonly youngCollections: number;
+  /**
+   * Full collections the engine ran after a young one, when the heap had grown past the live
+   * objects' size (at least 16 MiB) since the last (docs/limits.md).
+   */
+  readonly fullCollections: number;
   /** WebSockets: open, accepted, messages, refused sends, closes by why. */
   readonly webSockets: WebSocketStats;
 }
@@ -145,6 +150,7 @@ export class StatsCounters {
   handlerFailures = 0;
   internalErrors = 0;
   youngCollections = 0;
+  fullCollections = 0;
   readonly webSockets = new WebSocketCounters();
 
   /** Counts one response by its status class. */
@@ -200,6 +206,7 @@ export class StatsCounters {
       handlerFailures: this.handlerFailures,
       internalErrors: this.internalErrors,
       youngCollections: this.youngCollections,
+      fullCollections: this.fullCollections,
       webSockets: this.webSockets.snapshot(),
     };
   }

@@ -7,6 +7,7 @@ import {
   textBytesPerRequestWeight,
   textWeightCap,
   upgradeWeight,
+  waitWeight,
   YoungCollection,
 } from "../src/internal/young-collection.ts";
 import { RawClient } from "./support/raw-client.ts";
@@ -85,6 +86,22 @@ describe("YoungCollection", () => {
   });
 });
 
+/** Sends pipelined requests in rounds of these counts; the young collections after each round. */
+async function collectionsAfter(handler: Handler, requests: number[]): Promise<number[]> {
+  await using server = startServer(handler);
+  using client = await RawClient.connect(server.port);
+  const seen: number[] = [];
+  let sent = 0;
+  for (const count of requests) {
+    client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n".repeat(count));
+    sent += count;
+    const expected = sent;
+    await waitUntil(() => server.stats().responses["2xx"] === expected, `${expected} answers`);
+    seen.push(server.stats().youngCollections);
+  }
+  return seen;
+}
+
 describe("response text toward young collections", () => {
   test("text under textBytesPerRequestWeight counts nothing; at it, one request; past the cap, textWeightCap", () => {
     const { collection, runs } = counted();
@@ -105,21 +122,6 @@ describe("response text toward young collections", () => {
   const bytes = new TextEncoder().encode(text);
   /** Requests (each weighing 1 + textWeightCap when its body is text) between two collections. */
   const period = requestsPerYoungCollection / (textWeightCap + 1);
-
-  async function collectionsAfter(handler: Handler, requests: number[]): Promise<number[]> {
-    await using server = startServer(handler);
-    using client = await RawClient.connect(server.port);
-    const seen: number[] = [];
-    let sent = 0;
-    for (const count of requests) {
-      client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n".repeat(count));
-      sent += count;
-      const expected = sent;
-      await waitUntil(() => server.stats().responses["2xx"] === expected, `${expected} answers`);
-      seen.push(server.stats().youngCollections);
-    }
-    return seen;
-  }
 
   test("a response whose handler wrote text counts 1 + textWeightCap requests: a collection exactly every requestsPerYoungCollection / 16 of them, over a socket", async () => {
     const seen = await collectionsAfter(
@@ -165,6 +167,24 @@ describe("response text toward young collections", () => {
         (count) => `corral: countShortLivedBytes needs a whole number >= 0, got ${count}`,
       ),
     ]);
+  });
+});
+
+describe("waits off the worker toward young collections", () => {
+  test("a request that gives its worker back counts 1 + waitWeight requests, over a socket", async () => {
+    const perRequest = 1 + waitWeight;
+    const under = Math.floor(requestsPerYoungCollection / perRequest);
+    expect(under * perRequest).toBeLessThan(requestsPerYoungCollection);
+    const seen = await collectionsAfter(
+      async (exchange) => {
+        exchange.releaseWorker();
+        await Bun.sleep(0);
+        await exchange.acquireWorker();
+        exchange.writeText("ok");
+      },
+      [under, 1],
+    );
+    expect(seen).toEqual([0, 1]);
   });
 });
 

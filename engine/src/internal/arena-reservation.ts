@@ -34,6 +34,11 @@ export class ArenaReservation {
     this.#capacity = bytes;
   }
 
+  /** Bytes reserved: what the pieces' spans add up to. */
+  get capacity(): number {
+    return this.#capacity;
+  }
+
   /** The whole reservation, of which every piece is a view; null when pieces are their own arrays. */
   get whole(): Uint8Array | null {
     return this.#bytes;

@@ -7,6 +7,7 @@ import type { StreamFraming } from "./stream-framing.ts";
 import type { StreamedBody } from "./streamed-body.ts";
 import type { WebSocketSwitch } from "./websocket-switch.ts";
 import type { WorkerLease } from "./worker-lease.ts";
+import type { YoungCollection } from "./young-collection.ts";
 
 /**
  * What an `Exchange` reads and calls on its connection. The connection implements it; the
@@ -33,6 +34,8 @@ export interface ExchangeHost {
   readonly lease: WorkerLease;
   /** The handler's part: whether it still runs, and publishing a detached exchange's draft. */
   readonly run: Pick<HandlerRun, "running" | "publish">;
+  /** The engine's count toward young collections (a wait off the worker counts `waitWeight`). */
+  readonly context: { readonly youngCollection: Pick<YoungCollection, "count"> };
   /** The way to WebSocket (`exchange.upgradeToWebSocket`). */
   readonly webSocket: Pick<WebSocketSwitch, "accept">;
 }

@@ -1,4 +1,5 @@
 import { edenGC } from "bun:jsc";
+import { type FullCollectionPacing, processFullCollections } from "./full-collection.ts";
 
 /**
  * Requests between two young-generation collections. JavaScriptCore lets its young generation
@@ -29,6 +30,19 @@ export const upgradeWeight = 128;
  * per CPU-second (`bench/static.ts`, 10m.bin, alternated runs).
  */
 export const streamFlushWeight = 4;
+
+/**
+ * How many requests a wait off the worker (`exchange.releaseWorker()`) counts for. A request that
+ * gives its worker back waits for something outside the engine, a database or an upstream, and
+ * what that wait leaves the engine does not see: the client's query objects, promises, rows. The
+ * TechEmpower example's PostgreSQL `/queries?queries=20` (20 awaited queries a request), counted
+ * as one request, took 2.5-2.8 page faults a request (a young collection every 4,096 requests
+ * freed tens of MiB at once, whose pages went back to the system and faulted in again), against
+ * 0.02 for `Bun.serve` on the same database module. Counted as 64 requests: 0.19, and more
+ * requests per CPU-second (docs/databases.md); at 16, 1.64. Its `/db` (one query a request)
+ * stayed at 0.03 and served as many.
+ */
+export const waitWeight = 64;
 
 /**
  * Bytes read from sockets between two young-generation collections. Bun makes a new array for
@@ -75,11 +89,19 @@ export const textBytesPerRequestWeight = 64;
  */
 export const textWeightCap = 15;
 
-/** The engine's collection: a young-generation collection, counted in `stats().youngCollections`. */
-export function countedEdenCollection(stats: { youngCollections: number }): () => void {
+/**
+ * The engine's collection: a young-generation collection, counted in `stats().youngCollections`,
+ * then a full one when the old generation grew enough (`FullCollectionPacing`), counted in
+ * `stats().fullCollections`.
+ */
+export function countedEdenCollection(
+  stats: { youngCollections: number; fullCollections: number },
+  fullCollections: Pick<FullCollectionPacing, "afterYoungCollection"> = processFullCollections,
+): () => void {
   return () => {
     stats.youngCollections++;
     edenGC();
+    if (fullCollections.afterYoungCollection()) stats.fullCollections++;
   };
 }
 
@@ -111,7 +133,7 @@ export class YoungCollection {
 
   /**
    * One more request was dispatched (`requestCollectionWeight` requests' worth of garbage), or
-   * `weight` requests' worth (see `upgradeWeight`, `streamFlushWeight`).
+   * `weight` requests' worth (see `upgradeWeight`, `streamFlushWeight`, `waitWeight`).
    */
   count(weight = this.#requestWeight): void {
     this.#requests += weight;

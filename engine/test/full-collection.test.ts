@@ -1,0 +1,84 @@
+import { describe, expect, test } from "bun:test";
+import {
+  FullCollectionPacing,
+  minimumGrowthBeforeFullCollection,
+} from "../src/internal/full-collection.ts";
+import { countedEdenCollection } from "../src/internal/young-collection.ts";
+
+const MiB = 1024 * 1024;
+
+/** A pacing over a heap whose size the test sets; a full collection shrinks it to `live`. */
+function pacedHeap(reservedBytes: number) {
+  const heap = { size: 0, live: 0, collections: 0 };
+  const pacing = new FullCollectionPacing(
+    () => heap.size,
+    () => {
+      heap.collections++;
+      heap.size = heap.live;
+    },
+  );
+  pacing.countReserved(reservedBytes);
+  return { heap, pacing };
+}
+
+describe("FullCollectionPacing", () => {
+  test("collects once the heap grew past minimumGrowthBeforeFullCollection, not a byte before", () => {
+    const { heap, pacing } = pacedHeap(100 * MiB);
+    heap.size = heap.live = 104 * MiB;
+    // The first look only takes the base.
+    expect(pacing.afterYoungCollection()).toBe(false);
+    heap.size = 104 * MiB + minimumGrowthBeforeFullCollection;
+    expect(pacing.afterYoungCollection()).toBe(false);
+    heap.size++;
+    expect([pacing.afterYoungCollection(), heap.collections]).toEqual([true, 1]);
+    // The size after the collection is the next base.
+    heap.size = 104 * MiB + minimumGrowthBeforeFullCollection;
+    expect([pacing.afterYoungCollection(), heap.collections]).toEqual([false, 1]);
+    heap.size++;
+    expect([pacing.afterYoungCollection(), heap.collections]).toEqual([true, 2]);
+  });
+
+  test("a live heap larger than the minimum may grow by its own size: reserved arenas do not count", () => {
+    const { heap, pacing } = pacedHeap(100 * MiB);
+    // 40 MiB of live objects beside 100 MiB of arenas.
+    heap.size = heap.live = 140 * MiB;
+    pacing.afterYoungCollection();
+    heap.size = 180 * MiB;
+    expect(pacing.afterYoungCollection()).toBe(false);
+    heap.size++;
+    expect([pacing.afterYoungCollection(), heap.collections]).toEqual([true, 1]);
+  });
+
+  test("reservations add up; with more reserved than heap, the minimum growth applies", () => {
+    const { heap, pacing } = pacedHeap(100 * MiB);
+    pacing.countReserved(100 * MiB);
+    heap.size = heap.live = 140 * MiB;
+    pacing.afterYoungCollection();
+    heap.size = 140 * MiB + minimumGrowthBeforeFullCollection + 1;
+    expect([pacing.afterYoungCollection(), heap.collections]).toEqual([true, 1]);
+  });
+
+  test("a heap smaller than the base (JavaScriptCore collected on its own) becomes the base", () => {
+    const { heap, pacing } = pacedHeap(10 * MiB);
+    heap.size = heap.live = 60 * MiB;
+    pacing.afterYoungCollection();
+    heap.size = 20 * MiB;
+    expect(pacing.afterYoungCollection()).toBe(false);
+    // Measured from 20 MiB now (10 MiB live): the minimum growth, not past it; from 60 MiB it
+    // would have been 50 MiB.
+    heap.size = 20 * MiB + minimumGrowthBeforeFullCollection;
+    expect(pacing.afterYoungCollection()).toBe(false);
+    heap.size++;
+    expect([pacing.afterYoungCollection(), heap.collections]).toEqual([true, 1]);
+  });
+
+  test("the engine's collection counts young and full collections in its stats", () => {
+    const stats = { youngCollections: 0, fullCollections: 0 };
+    let fullNext = false;
+    const collect = countedEdenCollection(stats, { afterYoungCollection: () => fullNext });
+    collect();
+    fullNext = true;
+    collect();
+    expect(stats).toEqual({ youngCollections: 2, fullCollections: 1 });
+  });
+});
