@@ -37,8 +37,9 @@ export async function serveExample(
       );
       process.exit(1);
     }
-    console.log(`corral ${name} listening on http://${server.hostname}:${server.port}${startPath}`);
+    // Before the line that says it listens: whoever reads that line may signal at once.
     stopOnSignals(name, (graceMs) => app.stop({ graceMs }));
+    console.log(`corral ${name} listening on http://${server.hostname}:${server.port}${startPath}`);
     return;
   }
   let group: Awaited<ReturnType<typeof serve>>;
@@ -53,11 +54,11 @@ export async function serveExample(
     console.error(`corral ${name}: cannot serve on port ${parsed.port}: ${listenProblem(error)}`);
     process.exit(1);
   }
+  stopOnSignals(name, (graceMs) => group.stop({ graceMs }));
   console.log(
     `corral ${name} listening on http://${group.hostname}:${group.port}${startPath} ` +
       `(${group.processes} processes)`,
   );
-  stopOnSignals(name, (graceMs) => group.stop({ graceMs }));
 }
 
 function stopOnSignals(name: string, stop: (graceMs: number) => Promise<void>): void {
