@@ -1,20 +1,31 @@
 import { describe, expect, test } from "bun:test";
 import {
   FullCollectionPacing,
+  heapLookIntervalMs,
   minimumGrowthBeforeFullCollection,
 } from "../src/internal/full-collection.ts";
 import { countedEdenCollection } from "../src/internal/young-collection.ts";
 
 const MiB = 1024 * 1024;
 
-/** A pacing over a heap whose size the test sets; a full collection shrinks it to `live`. */
+/**
+ * A pacing over a heap whose size the test sets; a full collection shrinks it to `live`. Each
+ * look at the heap is `heapLookIntervalMs` after the last unless the test moves the clock.
+ */
 function pacedHeap(reservedBytes: number) {
-  const heap = { size: 0, live: 0, collections: 0 };
+  const heap = { size: 0, live: 0, collections: 0, looks: 0, clock: 0, autoAdvance: true };
   const pacing = new FullCollectionPacing(
-    () => heap.size,
+    () => {
+      heap.looks++;
+      return heap.size;
+    },
     () => {
       heap.collections++;
       heap.size = heap.live;
+    },
+    () => {
+      if (heap.autoAdvance) heap.clock += heapLookIntervalMs;
+      return heap.clock;
     },
   );
   pacing.countReserved(reservedBytes);
@@ -70,6 +81,19 @@ describe("FullCollectionPacing", () => {
     expect(pacing.afterYoungCollection()).toBe(false);
     heap.size++;
     expect([pacing.afterYoungCollection(), heap.collections]).toEqual([true, 1]);
+  });
+
+  test("the heap is looked at no more often than every heapLookIntervalMs", () => {
+    const { heap, pacing } = pacedHeap(0);
+    heap.autoAdvance = false;
+    heap.size = heap.live = 10 * MiB;
+    pacing.afterYoungCollection();
+    expect(heap.looks).toBe(1);
+    heap.size = 100 * MiB;
+    heap.clock += heapLookIntervalMs - 1;
+    expect([pacing.afterYoungCollection(), heap.looks, heap.collections]).toEqual([false, 1, 0]);
+    heap.clock += 1;
+    expect([pacing.afterYoungCollection(), heap.looks, heap.collections]).toEqual([true, 3, 1]);
   });
 
   test("the engine's collection counts young and full collections in its stats", () => {
