@@ -15,7 +15,7 @@ export const minimumGrowthBeforeFullCollection = 16 * 1024 * 1024;
 export const heapLookIntervalMs = 1000;
 
 /**
- * Runs a full collection, when the old generation has grown enough, after each young collection
+ * Runs a full collection, when the old generation has grown enough, after a young collection
  * the engine runs. A young collection keeps what is alive at that moment (the objects of requests
  * in progress) in the old generation, where only a full collection frees it. JavaScriptCore starts
  * one when the heap has about doubled since the last, and it counts the engines' reserved arenas
@@ -48,7 +48,11 @@ export class FullCollectionPacing {
     this.#now = now;
   }
 
-  /** An engine reserved `bytes` of arenas: they count as heap, and are not objects to collect. */
+  /**
+   * An engine reserved `bytes` of arenas: they count as heap, and are not objects to collect.
+   * Never taken back: a stopped engine's arenas are freed only by a collection, and counting
+   * more than the heap holds brings the allowance down to its minimum, nothing worse.
+   */
   countReserved(bytes: number): void {
     this.#reservedBytes += bytes;
   }
