@@ -149,10 +149,10 @@ describe("bun add corral in an empty project", () => {
       0,
     );
     // About 1.02 MB with WebSockets (their built code about 72 KB, their docs about 15 KB), 1.21
-    // MB by 27 November 2026, 1.31 MB by the 28th (docs and measurements grew); the bound catches
-    // a tarball that ships what it should not (tests, sources twice, node_modules), each of which
-    // doubles it or more.
-    expect(unpackedBytes).toBeLessThan(1_450_000);
+    // MB by 27 November 2026, 1.31 MB by the 28th, 1.45 MB by the 29th (docs and measurements
+    // grew); the bound catches a tarball that ships what it should not (tests, sources twice,
+    // node_modules), each of which doubles it or more.
+    expect(unpackedBytes).toBeLessThan(1_600_000);
   });
 
   test("runtime dependencies are what the built code imports; declarations name no other package", () => {
