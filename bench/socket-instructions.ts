@@ -20,7 +20,13 @@
 //     bench/servers/bun-serve-hello-query.ts:/hello?name=world
 //
 // Needs valgrind (Debian's `valgrind`). Traffic goes to 127.0.0.1 only.
-import { rmSync } from "node:fs";
+import {
+  annotateAndRemove,
+  callgrindEnvironment,
+  requireValgrind,
+  switchCounting,
+  underCallgrind,
+} from "./callgrind-control.ts";
 import { type InstructionSplit, splitCounts } from "./callgrind-split.ts";
 import { LineCollector } from "./line-collector.ts";
 import { numberOption } from "./number-option.ts";
@@ -35,32 +41,17 @@ const baseRequests = 2_048;
 /** A server under valgrind starts many times slower than alone. */
 const startTimeoutMs = 120_000;
 
-if (Bun.which("valgrind") === null || Bun.which("callgrind_control") === null) {
-  throw new Error("bench: valgrind is missing (apt-get install valgrind)");
-}
+requireValgrind();
 
 /** One server process under callgrind answering `counted` requests after the warm-up. */
 async function count(script: string, target: string, counted: number): Promise<InstructionSplit> {
   const output = `/tmp/corral-socket-callgrind.${process.pid}.${counted}.out`;
-  const server = Bun.spawn(
-    [
-      "valgrind",
-      "--tool=callgrind",
-      "--instr-atstart=no",
-      `--callgrind-out-file=${output}`,
-      process.execPath,
-      script,
-      "--port",
-      "0",
-    ],
-    {
-      // Compiled on the main thread, so no compiler thread's work lands in the count.
-      env: { ...process.env, BUN_JSC_useConcurrentJIT: "false" },
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
-    },
-  );
+  const server = Bun.spawn(underCallgrind(output, [process.execPath, script, "--port", "0"]), {
+    env: callgrindEnvironment(),
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const lines = new LineCollector(server.stdout);
   const errors = new LineCollector(server.stderr);
   try {
@@ -70,24 +61,14 @@ async function count(script: string, target: string, counted: number): Promise<I
     }
     const port = Number(ready);
     await socketLoad(port, target, warmRequests, connections);
-    await instrumentation(server.pid, "on");
+    await switchCounting(server.pid, "on");
     await socketLoad(port, target, counted, connections);
-    await instrumentation(server.pid, "off");
+    await switchCounting(server.pid, "off");
   } finally {
     server.kill("SIGTERM");
     await server.exited;
   }
-  const annotate = Bun.spawnSync(["callgrind_annotate", "--threshold=100", output]);
-  rmSync(output, { force: true });
-  return splitCounts(annotate.stdout.toString());
-}
-
-async function instrumentation(pid: number, state: "on" | "off"): Promise<void> {
-  const control = Bun.spawn(["callgrind_control", "-i", state, String(pid)], {
-    stdout: "ignore",
-    stderr: "ignore",
-  });
-  if ((await control.exited) !== 0) throw new Error(`bench: callgrind_control -i ${state} failed`);
+  return splitCounts(annotateAndRemove(output));
 }
 
 console.log(

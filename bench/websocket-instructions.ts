@@ -16,6 +16,13 @@
 //
 // Needs valgrind (Debian's `valgrind`). Traffic goes to 127.0.0.1 only.
 import { mkdirSync, rmSync } from "node:fs";
+import {
+  annotateAndRemove,
+  callgrindEnvironment,
+  requireValgrind,
+  switchCounting,
+  underCallgrind,
+} from "./callgrind-control.ts";
 import { type InstructionSplit, splitCounts } from "./callgrind-split.ts";
 import { instructionsByFunction, readJitDumps } from "./jit-functions.ts";
 import { LineCollector } from "./line-collector.ts";
@@ -70,25 +77,11 @@ async function count(kind: string, messages: number): Promise<Count> {
   const output = `/tmp/corral-websocket-callgrind.${process.pid}.${messages}.out`;
   const dumps = `/tmp/corral-websocket-jitdump.${process.pid}.${messages}`;
   if (functionRows > 0) mkdirSync(dumps, { recursive: true });
-  const naming =
+  const naming: Record<string, string> =
     functionRows > 0 ? { BUN_JSC_useJITDump: "true", BUN_JSC_jitDumpDirectory: dumps } : {};
   const server = Bun.spawn(
-    [
-      "valgrind",
-      "--tool=callgrind",
-      "--instr-atstart=no",
-      `--callgrind-out-file=${output}`,
-      process.execPath,
-      `${import.meta.dir}/websocket-server.ts`,
-      kind,
-    ],
-    {
-      // Compiled on the main thread, so no compiler thread's work lands in the count.
-      env: { ...process.env, BUN_JSC_useConcurrentJIT: "false", ...naming },
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
-    },
+    underCallgrind(output, [process.execPath, `${import.meta.dir}/websocket-server.ts`, kind]),
+    { env: callgrindEnvironment(naming), stdin: "ignore", stdout: "pipe", stderr: "pipe" },
   );
   const lines = new LineCollector(server.stdout);
   const errors = new LineCollector(server.stderr);
@@ -100,39 +93,27 @@ async function count(kind: string, messages: number): Promise<Count> {
     }
     const port = Number(ready);
     await echo(port, warmMessages);
-    await instrumentation(server.pid, "on");
+    await switchCounting(server.pid, "on");
     echoed = await echo(port, messages);
-    await instrumentation(server.pid, "off");
+    await switchCounting(server.pid, "off");
     // The JITDump file is written as code is compiled; give it a moment to reach the disk.
     if (functionRows > 0) await Bun.sleep(500);
   } finally {
     server.kill("SIGTERM");
     await server.exited;
   }
-  const annotated = Bun.spawnSync(["callgrind_annotate", "--threshold=100", output]).stdout;
-  rmSync(output, { force: true });
-  const text = annotated.toString();
+  const text = annotateAndRemove(output);
   const functions =
     functionRows > 0 ? instructionsByFunction(text, readJitDumps(dumps)) : new Map();
   rmSync(dumps, { recursive: true, force: true });
   return { ...splitCounts(text), messages: echoed, functions };
 }
 
-async function instrumentation(pid: number, state: "on" | "off"): Promise<void> {
-  const control = Bun.spawn(["callgrind_control", "-i", state, String(pid)], {
-    stdout: "ignore",
-    stderr: "ignore",
-  });
-  if ((await control.exited) !== 0) throw new Error(`bench: callgrind_control -i ${state} failed`);
-}
-
 const requested = Bun.argv.slice(2).filter((argument) => kinds.has(argument));
 if (requested.length === 0) {
   throw new Error("usage: bun bench/websocket-instructions.ts [options] corral|bun|ws|floor...");
 }
-if (Bun.which("valgrind") === null || Bun.which("callgrind_control") === null) {
-  throw new Error("bench: valgrind is missing (apt-get install valgrind)");
-}
+requireValgrind();
 console.log(
   `user-space instructions per echoed ${payloadBytes}-byte message (${clientCount} clients, counted ${baseMessages} and ${baseMessages + countedMessages} after ${warmMessages})`,
 );
