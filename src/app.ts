@@ -55,9 +55,18 @@ export type Endpoint<Shared, Params, Locals> = {
   readonly [Method in (typeof endpointMethods)[number]]?: RouteHandler<Shared, Params, Locals>;
 };
 
+/**
+ * The shared state of an App made without any (`new App()`, `new App({ limits })`): `ctx.shared`
+ * is then an empty object of the App's own.
+ */
+export type NoShared = Record<never, never>;
+
 /** Options of `new App()`. */
 export interface AppOptions<Shared> {
-  /** The shared state handlers see as `ctx.shared`; one object for the App's life. */
+  /**
+   * The shared state handlers see as `ctx.shared`; one object for the App's life. Required when
+   * `Shared` has required properties; otherwise an empty object of the App's own by default.
+   */
   readonly shared: Shared;
   /** Overrides of the engine's and the App's limits. */
   readonly limits?: Partial<AppLimits>;
@@ -140,7 +149,7 @@ const allMethods: readonly HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELET
  * });
  * app.listen({ port: 3000 });
  */
-export class App<Shared, Locals extends object = NoLocals> {
+export class App<Shared = NoShared, Locals extends object = NoLocals> {
   /** The shared state (stable identity). */
   readonly shared: Shared;
   /** The App's Io. */
@@ -161,8 +170,21 @@ export class App<Shared, Locals extends object = NoLocals> {
   #listening = false;
   #stopped = false;
 
-  constructor(options: AppOptions<Shared>) {
-    this.shared = options.shared;
+  /** An App whose handlers share `options.shared` (as `ctx.shared`). */
+  constructor(options: AppOptions<Shared>);
+  /**
+   * An App without shared state (`new App()`, `new App({ limits })`): `ctx.shared` is an empty
+   * object. A `Shared` type with required properties needs `shared` (a type error without it).
+   */
+  constructor(
+    ...options: NoShared extends Shared ? [options?: Partial<AppOptions<Shared>>] : never
+  );
+  constructor(options?: Partial<AppOptions<Shared>>) {
+    if (options !== undefined && (typeof options !== "object" || options === null)) {
+      throw new TypeError(`corral: new App() takes an options object, got ${String(options)}`);
+    }
+    options ??= {};
+    this.shared = "shared" in options ? (options.shared as Shared) : ({} as Shared);
     this.io = options.io ?? systemIo;
     const {
       maxParameters,

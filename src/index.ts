@@ -28,6 +28,7 @@ export {
   defaultRequestViewLimits,
   type Endpoint,
   type ErrorMapper,
+  type NoShared,
   type RouteHandler,
   type RouteOptions,
 } from "./app.ts";

@@ -24,7 +24,7 @@ export async function createFileServingApp(
   const largeAsset = await Bun.file(largeAssetPath).bytes();
   const stagingBytes =
     options.directory === undefined ? fileServingStagingBytes : directoryStagingBytes;
-  const app = new App({ shared: {}, limits: { stagingBytes } });
+  const app = new App({ limits: { stagingBytes } });
   app.route("GET", "/", (ctx) => {
     ctx.response.borrowBody(200, "text/html; charset=utf-8", pageBytes);
   });

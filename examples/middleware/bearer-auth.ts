@@ -24,7 +24,7 @@ export interface AuthLocals {
  *
  * @example
  * const tokens = new TokenTable({ t0k3n: { id: "1", name: "Ada" } });
- * const app = new App({ shared: {} }).use(bearerAuth(tokens));
+ * const app = new App().use(bearerAuth(tokens));
  * app.route("GET", "/me", (ctx) => ctx.response.json(200, ctx.locals.user));
  */
 export function bearerAuth(tokens: TokenTable, realm = "corral") {

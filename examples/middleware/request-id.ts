@@ -27,7 +27,7 @@ const idBytes = 8;
  * A header middleware sets in `before` is kept on every answer, mapped errors included.
  *
  * @example
- * const app = new App({ shared: {}, io }).use(requestId(io));
+ * const app = new App({ io }).use(requestId(io));
  * app.route("GET", "/", (ctx) => ctx.response.text(200, ctx.locals.requestId));
  */
 export function requestId(io: Io) {

@@ -20,7 +20,7 @@ export interface ServerTimingLocals {
  * checks `ctx.response.headersSent` and leaves such a response as it is.
  *
  * @example
- * const app = new App({ shared: {}, io }).use(serverTiming(io));
+ * const app = new App({ io }).use(serverTiming(io));
  */
 export function serverTiming(io: Io) {
   return middleware<ServerTimingLocals>({

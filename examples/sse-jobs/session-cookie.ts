@@ -34,7 +34,7 @@ const cookieAttributes = { path: "/", httpOnly: true, sameSite: "Strict" } as co
  * `sessions.isLive()` again before each resumed step.
  *
  * @example
- * const app = new App({ shared: {} }).use(sessionMiddleware(sessions));
+ * const app = new App().use(sessionMiddleware(sessions));
  */
 export function sessionMiddleware(sessions: SessionBook): Middleware<SessionLocals> {
   return middleware<SessionLocals>({

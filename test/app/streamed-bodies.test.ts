@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { App, ClientGoneError } from "corral";
+import { App, type AppOptions, ClientGoneError } from "corral";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
 import { waitUntil } from "../../engine/test/support/test-server.ts";
 import { listenQuietly } from "../support/listen-quietly.ts";
@@ -7,7 +7,7 @@ import { listenQuietly } from "../support/listen-quietly.ts";
 const mebibyte = 1024 * 1024;
 
 /** An App with one streamed route (PUT /files/:name) and one buffered route (POST /echo). */
-function uploadApp(limits: ConstructorParameters<typeof App>[0]["limits"] = {}) {
+function uploadApp(limits: AppOptions<object>["limits"] = {}) {
   const app = new App({ shared: {}, limits });
   app.route(
     "PUT",
