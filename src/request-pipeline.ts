@@ -15,6 +15,7 @@ import type { Middleware, RequestOutcome } from "./middleware.ts";
 import { PipelineCompletion } from "./pipeline-completion.ts";
 import { RequestView, type RequestViewLimits } from "./request-view.ts";
 import { ResponseDraft } from "./response-draft.ts";
+import { type ReturnedValueSource, returnedValueError } from "./returned-value.ts";
 import { type RouteResult, Router } from "./router/router.ts";
 import type { WebSocketEndpoint } from "./websocket/websocket-route.ts";
 
@@ -164,8 +165,10 @@ export class RequestPipeline {
             result = this.#dispatch(ctx, exchange, found);
           }
           // Without `after` hooks a pending handler is settled as it is: no promise in between.
-          if (!(result instanceof Promise)) result = this.#after(ctx, index - 1);
-          else if (this.#hasAfter) result = this.#afterSettled(result, ctx, index - 1);
+          if (!(result instanceof Promise)) {
+            if (result !== undefined) throw returnedValueError("a route handler", result);
+            result = this.#after(ctx, index - 1);
+          } else if (this.#hasAfter) result = this.#afterSettled(result, ctx, index - 1);
           break;
         }
         const before = chain[index]!.before;
@@ -180,6 +183,7 @@ export class RequestPipeline {
           result = this.#after(ctx, index);
           break;
         }
+        if (early !== undefined) throw returnedValueError("a before hook", early);
       }
     } catch (error) {
       return this.#failed(ctx, exchange, error);
@@ -196,23 +200,31 @@ export class RequestPipeline {
   #settle(pending: Promise<void>, ctx: AnyContext, exchange: Exchange): PipelineCompletion {
     const completion = new PipelineCompletion();
     pending.then(
-      () => this.#settled(completion, ctx, exchange, false, undefined),
+      (value: unknown) => this.#settled(completion, ctx, exchange, false, value),
       (error: unknown) => this.#settled(completion, ctx, exchange, true, error),
     );
     return completion;
   }
 
-  /** Ends the request (`failed`: with `error` mapped) and hands the outcome to `completion`. */
+  /**
+   * Ends the request (`failed`: with `outcome`, the error, mapped; else `outcome` is what the
+   * pipeline resolved to, a route handler's value when it returned one) and hands the outcome to
+   * `completion`.
+   */
   #settled(
     completion: PipelineCompletion,
     ctx: AnyContext,
     exchange: Exchange,
     failed: boolean,
-    error: unknown,
+    outcome: unknown,
   ): void {
     let result: void | Promise<void>;
     try {
-      result = failed ? this.#failed(ctx, exchange, error) : this.#succeeded(ctx, exchange);
+      if (!failed && outcome !== undefined) {
+        result = this.#failed(ctx, exchange, returnedValueError("a route handler", outcome));
+      } else {
+        result = failed ? this.#failed(ctx, exchange, outcome) : this.#succeeded(ctx, exchange);
+      }
     } catch (thrown) {
       completion.fail(thrown);
       return;
@@ -246,14 +258,27 @@ export class RequestPipeline {
     exchange: Exchange,
     next: number,
   ): Promise<void> {
-    return pending.then((value) =>
-      value === "stop" ? this.#after(ctx, next - 1) : this.#run(ctx, exchange, next),
-    );
+    return pending.then((value) => {
+      if (value === "stop") return this.#after(ctx, next - 1);
+      if (value !== undefined) throw returnedValueError("a before hook", value);
+      return this.#run(ctx, exchange, next);
+    });
   }
 
-  /** Runs the `after` hooks from `from` down when `pending` settles. */
-  #afterSettled(pending: Promise<void>, ctx: AnyContext, from: number): Promise<void> {
-    return pending.then(() => this.#after(ctx, from));
+  /**
+   * Runs the `after` hooks from `from` down when `pending` (a route handler's promise, or an
+   * after hook's: `what`) settles.
+   */
+  #afterSettled(
+    pending: Promise<void>,
+    ctx: AnyContext,
+    from: number,
+    what: ReturnedValueSource = "a route handler",
+  ): Promise<void> {
+    return pending.then((value: unknown) => {
+      if (value !== undefined) throw returnedValueError(what, value);
+      return this.#after(ctx, from);
+    });
   }
 
   /** Runs the cleanups, then ends the request views. */
@@ -275,10 +300,12 @@ export class RequestPipeline {
       const early = before(ctx);
       if (early instanceof Promise) return this.#resume(early, ctx, exchange, index + 1);
       if (early === "stop") return this.#after(ctx, index);
+      if (early !== undefined) throw returnedValueError("a before hook", early);
     }
     ctx.middlewareHeaderLength = exchange.draftedHeaderLength;
     const result = this.#dispatch(ctx, exchange, this.#route(exchange));
     if (result instanceof Promise) return this.#afterSettled(result, ctx, chain.length - 1);
+    if (result !== undefined) throw returnedValueError("a route handler", result);
     return this.#after(ctx, chain.length - 1);
   }
 
@@ -290,7 +317,10 @@ export class RequestPipeline {
       const after = chain[index]!.after;
       if (after === undefined) continue;
       const result = after(ctx);
-      if (result instanceof Promise) return this.#afterSettled(result, ctx, index - 1);
+      if (result instanceof Promise) {
+        return this.#afterSettled(result, ctx, index - 1, "an after hook");
+      }
+      if (result !== undefined) throw returnedValueError("an after hook", result);
     }
   }
 
