@@ -79,18 +79,6 @@ test("before and after hooks that return values are 500s; undefined and 'stop' s
     },
   });
   const app = quietApp(logged).use(answers);
-  for (const path of [
-    "/before-value",
-    "/before-async-value",
-    "/stop",
-    "/after-value",
-    "/after-async-value",
-    "/fine",
-  ]) {
-    app.get(path, (ctx) => ctx.response.text(200, "handler"));
-  }
-  const server = listenQuietly(app);
-  using client = await RawClient.connect(server.port);
   const paths = [
     "/before-value",
     "/before-async-value",
@@ -99,6 +87,9 @@ test("before and after hooks that return values are 500s; undefined and 'stop' s
     "/after-async-value",
     "/fine",
   ];
+  for (const path of paths) app.get(path, (ctx) => ctx.response.text(200, "handler"));
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
   client.send(paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: h\r\n\r\n`).join(""));
   const responses = await client.responses(paths.length);
   expect(responses.map((response) => response.status)).toEqual([500, 500, 403, 500, 500, 200]);
