@@ -14,7 +14,7 @@ import { HandlerFailures } from "./handler-failures.ts";
 import { assertNotHotReloading } from "./hot-reload.ts";
 import { type InProcessRequestInit, requestInProcess } from "./in-process.ts";
 import { type Io, systemIo } from "./io.ts";
-import type { Middleware, NoLocals } from "./middleware.ts";
+import { checkMiddleware, type Middleware, type NoLocals } from "./middleware.ts";
 import type { RedisConnection } from "./redis/redis-connection.ts";
 import { type AppStats, RedisCounters } from "./redis/redis-stats.ts";
 import type { RedisSubscriber } from "./redis/redis-subscriber.ts";
@@ -375,6 +375,7 @@ export class App<Shared = NoShared, Locals extends object = NoLocals> {
     middleware: Middleware<Adds, Locals, Shared>,
   ): App<Shared, Locals & Adds> {
     this.#assertNotStarted();
+    checkMiddleware(middleware);
     this.#pipeline.use(middleware as AnyMiddleware);
     return this as unknown as App<Shared, Locals & Adds>;
   }
@@ -431,6 +432,12 @@ export class App<Shared = NoShared, Locals extends object = NoLocals> {
    */
   listen(options: AppListenOptions): AppServer {
     if (this.#listening) throw new TypeError("corral: this App is already listening");
+    if (typeof options !== "object" || options === null) {
+      // listen(3000), as Elysia writes it, would otherwise fail on the port it did not find.
+      throw new TypeError(
+        `corral: listen() takes an options object, as listen({ port: 3000 }), got ${String(options)}`,
+      );
+    }
     assertNotHotReloading();
     const engine = this.#ensureEngine();
     const { log = console.log, ...bind } = options;

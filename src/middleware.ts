@@ -55,3 +55,44 @@ export function middleware<
 >(hooks: Middleware<Adds, Needs, Shared>): Middleware<Adds, Needs, Shared> {
   return hooks;
 }
+
+const hookNames = ["before", "after", "cleanup"] as const;
+
+/**
+ * Throws a `TypeError` unless `value` is a middleware: an object with at least one of the hooks
+ * `before`, `after` and `cleanup`, each a function. A Hono-style function (`async (c, next) =>
+ * …`) or an object whose hook is misspelt (`{ befor }`) would otherwise be taken as a middleware
+ * without hooks and never run: an authentication check missing without a word. Other members
+ * are allowed (a middleware may be an instance with state).
+ */
+export function checkMiddleware(value: unknown): void {
+  if (typeof value === "function") {
+    throw new TypeError(
+      "corral: app.use() takes a middleware object ({ before, after, cleanup }), got a function; " +
+        "a Hono-style (ctx, next) function becomes a before hook (what it does before next()) " +
+        "and an after hook (what it does after)",
+    );
+  }
+  if (typeof value !== "object" || value === null) {
+    throw new TypeError(
+      `corral: app.use() takes a middleware object ({ before, after, cleanup }), got ${String(value)}`,
+    );
+  }
+  const hooks = value as Record<string, unknown>;
+  let found = 0;
+  for (const hook of hookNames) {
+    const member = hooks[hook];
+    if (member === undefined) continue;
+    if (typeof member !== "function") {
+      throw new TypeError(`corral: the middleware's ${hook} hook must be a function`);
+    }
+    found++;
+  }
+  if (found === 0) {
+    const keys = Object.keys(hooks);
+    throw new TypeError(
+      "corral: a middleware needs a before, after or cleanup hook, and this one has none" +
+        (keys.length > 0 ? ` (its members: ${keys.join(", ")})` : ""),
+    );
+  }
+}

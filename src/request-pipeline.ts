@@ -82,10 +82,11 @@ export class RequestPipeline {
 
   /** Appends a middleware to the chain; its hooks are read once, here. */
   use(middleware: AnyMiddleware): void {
-    // Every link has the same three fields, so reading an absent hook is a plain load, and
-    // changing the object later does not change the chain.
+    // Every link has the same four fields, so reading an absent hook is a plain load, and
+    // changing the object later does not change the chain. The hooks are called on their
+    // middleware (`this` is it), so an instance with state may be one.
     const { before, after, cleanup } = middleware;
-    this.#chain.push({ before, after, cleanup });
+    this.#chain.push({ before, after, cleanup, owner: middleware });
     if (after !== undefined) this.#hasAfter = true;
     if (cleanup !== undefined) this.#hasCleanup = true;
   }
@@ -171,10 +172,11 @@ export class RequestPipeline {
           } else if (this.#hasAfter) result = this.#afterSettled(result, ctx, index - 1);
           break;
         }
-        const before = chain[index]!.before;
+        const link = chain[index]!;
+        const before = link.before;
         ctx.enteredMiddleware = index + 1;
         if (before === undefined) continue;
-        const early = before(ctx);
+        const early = before.call(link.owner, ctx);
         if (early instanceof Promise) {
           result = this.#resume(early, ctx, exchange, index + 1);
           break;
@@ -294,10 +296,11 @@ export class RequestPipeline {
   #run(ctx: AnyContext, exchange: Exchange, index: number): void | Promise<void> {
     const chain = this.#chain;
     for (; index < chain.length; index++) {
-      const before = chain[index]!.before;
+      const link = chain[index]!;
+      const before = link.before;
       ctx.enteredMiddleware = index + 1;
       if (before === undefined) continue;
-      const early = before(ctx);
+      const early = before.call(link.owner, ctx);
       if (early instanceof Promise) return this.#resume(early, ctx, exchange, index + 1);
       if (early === "stop") return this.#after(ctx, index);
       if (early !== undefined) throw returnedValueError("a before hook", early);
@@ -314,9 +317,10 @@ export class RequestPipeline {
     ctx.handlerSucceeded = true;
     const chain = this.#chain;
     for (let index = from; index >= 0; index--) {
-      const after = chain[index]!.after;
+      const link = chain[index]!;
+      const after = link.after;
       if (after === undefined) continue;
-      const result = after(ctx);
+      const result = after.call(link.owner, ctx);
       if (result instanceof Promise) {
         return this.#afterSettled(result, ctx, index - 1, "an after hook");
       }
@@ -482,11 +486,12 @@ export class RequestPipeline {
     const chain = this.#chain;
     let effective: RequestOutcome | undefined;
     for (let index = ctx.enteredMiddleware - 1; index >= 0; index--) {
-      const cleanup = chain[index]!.cleanup;
+      const link = chain[index]!;
+      const cleanup = link.cleanup;
       if (cleanup === undefined) continue;
       effective ??= outcome !== "aborted" && exchange.aborted ? "aborted" : outcome;
       try {
-        cleanup(ctx, effective);
+        cleanup.call(link.owner, ctx, effective);
       } catch (error) {
         // A failing cleanup must not keep the others from running; the response is decided.
         this.#failures.cleanupFailed(ctx, exchange, error);
@@ -516,7 +521,9 @@ class ErrorAnswering implements AnswerFailures {
 }
 
 /** One middleware as the chain runs it: its hooks, each present or undefined. */
-type ChainLink = { readonly [Hook in "before" | "after" | "cleanup"]: AnyMiddleware[Hook] };
+type ChainLink = { readonly [Hook in "before" | "after" | "cleanup"]: AnyMiddleware[Hook] } & {
+  readonly owner: AnyMiddleware;
+};
 
 // biome-ignore lint/suspicious/noExplicitAny: middleware of every type share one chain.
 export type AnyMiddleware = Middleware<any, any, any>;

@@ -140,6 +140,7 @@ export class ResponseDraft {
 
   /** Status and a UTF-8 text body (replacing any body); `text/plain; charset=utf-8` by default. */
   text(status: number, text: string): void {
+    if (typeof status !== "number" || typeof text !== "string") textArgumentsError(status, text);
     this.#assertBodyAllowed("text", status, text.length);
     this.#replaceBody(status, "text/plain; charset=utf-8");
     this.#exchange.writeText(text);
@@ -147,6 +148,7 @@ export class ResponseDraft {
 
   /** Status, content type and a body copied from `bytes` (replacing any body). */
   bytes(status: number, contentType: string, bytes: Uint8Array): void {
+    if (typeof status !== "number") statusFirstError("bytes", status);
     this.#assertBodyAllowed("bytes", status, bytes.length);
     this.#replaceBody(status, contentType, true);
     this.#exchange.write(bytes);
@@ -154,6 +156,7 @@ export class ResponseDraft {
 
   /** Status and `value` as JSON (`application/json`), replacing any body. */
   json(status: number, value: unknown): void {
+    if (typeof status !== "number") statusFirstError("json", status);
     this.#assertNotStreaming("json");
     const text = JSON.stringify(value);
     if (text === undefined) throw new TypeError("corral: json() got a value JSON cannot represent");
@@ -175,6 +178,7 @@ export class ResponseDraft {
 
   /** A redirect (300-308) to `location`, with an empty body. */
   redirect(status: number, location: string): void {
+    if (typeof status !== "number") statusFirstError("redirect", status);
     this.#assertNotStreaming("redirect");
     if (this.#borrowed) throw borrowedBodyError("redirect");
     validateRedirect(status, location);
@@ -205,6 +209,7 @@ export class ResponseDraft {
    * `borrowBody()` replaces it.
    */
   borrowBody(status: number, contentType: string, bytes: Uint8Array): void {
+    if (typeof status !== "number") statusFirstError("borrowBody", status);
     this.#assertNotStreaming("borrowBody");
     if (bytes.length > 0) assertContentAllowed(status);
     this.#replaceBody(status, contentType, true);
@@ -397,4 +402,23 @@ function validateContentType(value: string): void {
  */
 function isContentType(name: string): boolean {
   return name.length === 12 && name.toLowerCase() === "content-type";
+}
+
+/**
+ * The status comes first in corral (`json(status, value)`), where Hono has `c.json(value,
+ * status)` and `c.redirect(location, status)`: a swapped call names the order instead of failing
+ * on what the swap made of the arguments.
+ */
+function statusFirstError(operation: string, status: unknown): never {
+  const got = typeof status === "string" ? JSON.stringify(status) : typeof status;
+  throw new TypeError(
+    `corral: ctx.response.${operation}() takes the status first (${operation}(status, …)), got ${got} as the status`,
+  );
+}
+
+function textArgumentsError(status: unknown, text: unknown): never {
+  if (typeof status !== "number") statusFirstError("text", status);
+  throw new TypeError(
+    `corral: ctx.response.text(status, text) takes a string, got ${typeof text}; json(status, value) sends other values`,
+  );
 }

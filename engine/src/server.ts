@@ -52,6 +52,18 @@ export function listen(options: ListenOptions): Server {
 /** What a refused in-memory connection is: the 503 and the close were delivered already. */
 const refusedMemoryConnection: MemoryConnection = Object.freeze({ send() {}, close() {} });
 
+/**
+ * Throws unless `options` is an object: `listen(3000)`, as Elysia writes it, would otherwise fail
+ * on the port it did not find.
+ */
+function assertListenOptions(options: unknown): void {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(
+      `corral: listen() takes an options object, as listen({ port: 3000 }), got ${String(options)}`,
+    );
+  }
+}
+
 function validatePort(port: number): void {
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new RangeError(`corral: port must be an integer from 0 to 65535, got ${port}`);
@@ -232,7 +244,9 @@ export function createEngine(options: EngineOptions): Engine {
     limits,
     budget,
     stats: () => stats.snapshot(),
-    listen({ hostname = "127.0.0.1", port, reusePort = false }) {
+    listen(options) {
+      assertListenOptions(options);
+      const { hostname = "127.0.0.1", port, reusePort = false } = options;
       validatePort(port);
       if (typeof reusePort !== "boolean")
         throw new TypeError(`corral: reusePort must be a boolean, got ${typeof reusePort}`);

@@ -59,15 +59,16 @@ export class Router<Handler> {
   /** Registers `handler` for `method` on `path`; a second registration of the pair throws. */
   add(method: string, path: string, handler: Handler): void {
     let entry = this.#byPath.get(path);
+    if (entry?.handlers.has(method)) {
+      throw new TypeError(`corral: ${method} ${path} is registered twice`);
+    }
+    const pattern = entry?.pattern ?? compilePathPattern(path);
+    if (!pattern.isStatic) this.#refuseShadowed(method, pattern);
     if (entry === undefined) {
-      const pattern = compilePathPattern(path);
       entry = { pattern, handlers: new Map(), allow: "", staticResults: new Map() };
       this.#byPath.set(path, entry);
       if (pattern.isStatic) this.#static.set(path, entry);
       else this.#dynamic.push(entry);
-    }
-    if (entry.handlers.has(method)) {
-      throw new TypeError(`corral: ${method} ${path} is registered twice`);
     }
     entry.handlers.set(method, handler);
     this.methods.add(method);
@@ -76,6 +77,23 @@ export class Router<Handler> {
     entry.staticResults.clear();
     this.#lastPath = "";
     this.#lastResult = undefined;
+  }
+
+  /**
+   * A pattern that differs from one registered earlier for the same method only in its capture
+   * names (`/users/:name` after `/users/:id`) matches exactly the same paths, and the earlier
+   * wins them all: the later route could never run, so registering it is an error.
+   */
+  #refuseShadowed(method: string, added: PathPattern): void {
+    const shape = patternShape(added);
+    for (const entry of this.#dynamic) {
+      if (entry.pattern === added || !entry.handlers.has(method)) continue;
+      if (patternShape(entry.pattern) !== shape) continue;
+      throw new TypeError(
+        `corral: ${method} ${added.path} could never run: ${method} ` +
+          `${entry.pattern.path}, registered first, matches the same paths`,
+      );
+    }
   }
 
   /** Finds the handler for `method` on `path` (a raw, still-encoded path). */
@@ -142,4 +160,14 @@ function allowValue(served: Iterable<string>): string {
   if (methods.has("GET")) methods.add("HEAD");
   methods.add("OPTIONS");
   return [...methods].join(", ");
+}
+
+/** A pattern without its capture names: two patterns of one shape match the same paths. */
+function patternShape(pattern: PathPattern): string {
+  let shape = "";
+  for (const segment of pattern.segments) {
+    shape +=
+      segment.kind === "static" ? `/${segment.text}` : segment.kind === "capture" ? "/:" : "/*";
+  }
+  return shape;
 }

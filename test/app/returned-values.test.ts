@@ -1,7 +1,6 @@
 import { expect, test } from "bun:test";
 import { App, type Context, middleware } from "corral";
-import { RawClient } from "../../engine/test/support/raw-client.ts";
-import { listenQuietly } from "../support/listen-quietly.ts";
+import { getPipelined } from "../support/get-pipelined.ts";
 
 type AnyHandler = (ctx: Context<object, Record<string, string>, object>) => unknown;
 
@@ -33,11 +32,8 @@ test("a route handler that returns or resolves to a value is a 500 and logged, o
   app.get("/nothing", () => {});
   app.get("/async-nothing", async () => {});
   app.get("/ok", (ctx) => ctx.response.text(200, "ok"));
-  const server = listenQuietly(app);
-  using client = await RawClient.connect(server.port);
   const paths = [...Object.keys(returning), "/nothing", "/async-nothing", "/ok"];
-  client.send(paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: h\r\n\r\n`).join(""));
-  const responses = await client.responses(paths.length);
+  const responses = await getPipelined(app, paths);
   expect(responses.map((response) => `${response.statusLine} ${response.text}`)).toEqual([
     ...Object.keys(returning).map(
       () => "HTTP/1.1 500 Internal Server Error Internal Server Error\n",
@@ -88,10 +84,7 @@ test("before and after hooks that return values are 500s; undefined and 'stop' s
     "/fine",
   ];
   for (const path of paths) app.get(path, (ctx) => ctx.response.text(200, "handler"));
-  const server = listenQuietly(app);
-  using client = await RawClient.connect(server.port);
-  client.send(paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: h\r\n\r\n`).join(""));
-  const responses = await client.responses(paths.length);
+  const responses = await getPipelined(app, paths);
   expect(responses.map((response) => response.status)).toEqual([500, 500, 403, 500, 500, 200]);
   expect(responses[2]!.text).toBe("stopped");
   expect(responses[5]!.text).toBe("handler");

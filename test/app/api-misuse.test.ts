@@ -1,0 +1,116 @@
+import { expect, test } from "bun:test";
+import { App, type Context } from "corral";
+import { createEngine } from "corral/engine";
+import { getPipelined } from "../support/get-pipelined.ts";
+
+// Calls written as another framework's API would be, each of which used to do something other
+// than what its writer meant without a word (a middleware that never ran, a route that could
+// never run) or fail on a symptom (`undefined is not an object`). Each is now a TypeError that
+// names the mistake. The casts stand for JavaScript callers: the types refuse all of these.
+
+test("app.use() refuses a function, an object without hooks, a misspelt hook and a hook that is no function", () => {
+  const app = new App();
+  const honoStyle = async (_ctx: unknown, next: () => Promise<void>) => await next();
+  expect(() => app.use(honoStyle as never)).toThrow(
+    "corral: app.use() takes a middleware object ({ before, after, cleanup }), got a function; " +
+      "a Hono-style (ctx, next) function becomes a before hook",
+  );
+  expect(() => app.use(undefined as never)).toThrow("got undefined");
+  expect(() => app.use({} as never)).toThrow(
+    "corral: a middleware needs a before, after or cleanup hook, and this one has none",
+  );
+  expect(() => app.use({ befor() {} } as never)).toThrow("this one has none (its members: befor)");
+  expect(() => app.use({ before: "auth" } as never)).toThrow(
+    "corral: the middleware's before hook must be a function",
+  );
+});
+
+test("a middleware may be an instance with state: its prototype hooks run, its fields are allowed", async () => {
+  class Counter {
+    requests = 0;
+    before(ctx: Context<object, Readonly<Record<string, string>>, object>): void {
+      this.requests++;
+      ctx.response.header("X-Requests", String(this.requests));
+    }
+  }
+  const counter = new Counter();
+  const app = new App().use(counter);
+  app.get("/", (ctx) => ctx.response.text(200, "ok"));
+  const response = await app.request("/");
+  expect(response.headers.get("x-requests")).toBe("1");
+  expect(counter.requests).toBe(1);
+  await app.stop();
+});
+
+test("a pattern that differs from an earlier one of its method only in capture names is refused; the router is unchanged", async () => {
+  const app = new App();
+  app.get("/users/:id", (ctx) => ctx.response.text(200, `id ${ctx.params.id}`));
+  app.get("/files/*rest", (ctx) => ctx.response.text(200, `rest ${ctx.params.rest}`));
+  expect(() => app.get("/users/:name", (ctx) => ctx.response.text(200, ctx.params.name))).toThrow(
+    "corral: GET /users/:name could never run: GET /users/:id, registered first, matches the same paths",
+  );
+  expect(() => app.get("/files/*path", (ctx) => ctx.response.text(200, ctx.params.path))).toThrow(
+    "corral: GET /files/*path could never run: GET /files/*rest",
+  );
+  // Another method, or another shape, is a route of its own.
+  app.delete("/users/:name", (ctx) => ctx.response.text(200, `deleted ${ctx.params.name}`));
+  app.get("/users/:id/posts", (ctx) => ctx.response.text(200, `posts ${ctx.params.id}`));
+  const answers = await Promise.all(
+    [
+      ["GET", "/users/7"],
+      ["DELETE", "/users/7"],
+      ["GET", "/users/7/posts"],
+      ["GET", "/files/a/b"],
+      ["PUT", "/users/7"],
+    ].map(async ([method, path]) => {
+      const response = await app.request(path!, { method: method! });
+      return `${response.status} ${await response.text()}`;
+    }),
+  );
+  expect(answers).toEqual([
+    "200 id 7",
+    "200 deleted 7",
+    "200 posts 7",
+    "200 rest a/b",
+    "405 Method Not Allowed\n",
+  ]);
+  await app.stop();
+});
+
+test("response calls in Hono's order (value first) name corral's order, over TCP: 500 and logged", async () => {
+  const logged: string[] = [];
+  const app = new App({ log: { error: (...values) => logged.push(values.map(String).join(" ")) } });
+  // biome-ignore lint/suspicious/noExplicitAny: calls as JavaScript would make them.
+  const loose = (ctx: { response: unknown }) => ctx.response as any;
+  app.get("/json", (ctx) => loose(ctx).json({ message: "hi" }, 201));
+  app.get("/text", (ctx) => loose(ctx).text("hello"));
+  app.get("/redirect", (ctx) => loose(ctx).redirect("/elsewhere", 302));
+  app.get("/bytes", (ctx) => loose(ctx).bytes(new Uint8Array(1), "application/octet-stream"));
+  app.get("/text-number", (ctx) => loose(ctx).text(200, 42));
+  const paths = ["/json", "/text", "/redirect", "/bytes", "/text-number"];
+  const responses = await getPipelined(app, paths);
+  expect(responses.map((response) => response.statusLine)).toEqual(
+    paths.map(() => "HTTP/1.1 500 Internal Server Error"),
+  );
+  expect(logged.map((line) => line.slice(line.indexOf("TypeError: ") + 11))).toEqual([
+    "corral: ctx.response.json() takes the status first (json(status, …)), got object as the status",
+    'corral: ctx.response.text() takes the status first (text(status, …)), got "hello" as the status',
+    'corral: ctx.response.redirect() takes the status first (redirect(status, …)), got "/elsewhere" as the status',
+    "corral: ctx.response.bytes() takes the status first (bytes(status, …)), got object as the status",
+    "corral: ctx.response.text(status, text) takes a string, got number; json(status, value) sends other values",
+  ]);
+  await app.stop();
+});
+
+test("listen(3000), as Elysia writes it, is a TypeError naming the options object, for the App and the engine", async () => {
+  const app = new App();
+  expect(() => app.listen(3000 as never)).toThrow(
+    "corral: listen() takes an options object, as listen({ port: 3000 }), got 3000",
+  );
+  const engine = createEngine({ handler() {}, log: null });
+  expect(() => engine.listen(3000 as never)).toThrow(
+    "corral: listen() takes an options object, as listen({ port: 3000 }), got 3000",
+  );
+  await engine.stop();
+  await app.stop();
+});
