@@ -17,6 +17,11 @@ import { Stream } from "./response-stream.ts";
 export class ResponseDraft {
   readonly #exchange: Exchange;
   #contentType: string | undefined;
+  /**
+   * Whether `header("Content-Type", …)` set the type: `text`, `json` and `print` then keep it
+   * instead of putting their own in its place (an HTML page sent with `text` after its type).
+   */
+  #typeFromHeader = false;
   #stream: Stream | undefined;
   #streamStatus = 200;
   #encoderFor: ((status: number, contentType: string) => StreamEncoder | undefined) | undefined;
@@ -70,6 +75,7 @@ export class ResponseDraft {
       }
       validateContentType(value);
       this.#contentType = value;
+      this.#typeFromHeader = true;
       return;
     }
     this.#exchange.setHeader(name, value);
@@ -138,11 +144,14 @@ export class ResponseDraft {
     return this.#stream !== undefined ? this.#stream.headersSent : !this.#exchange.live;
   }
 
-  /** Status and a UTF-8 text body (replacing any body); `text/plain; charset=utf-8` by default. */
+  /**
+   * Status and a UTF-8 text body (replacing any body); `text/plain; charset=utf-8` unless
+   * `header("Content-Type", …)` set a type before (an HTML page: that type, then `text`).
+   */
   text(status: number, text: string): void {
     if (typeof status !== "number" || typeof text !== "string") textArgumentsError(status, text);
     this.#assertBodyAllowed("text", status, text.length);
-    this.#replaceBody(status, "text/plain; charset=utf-8");
+    this.#replaceBody(status, "text/plain; charset=utf-8", false, true);
     this.#exchange.writeText(text);
   }
 
@@ -154,14 +163,17 @@ export class ResponseDraft {
     this.#exchange.write(bytes);
   }
 
-  /** Status and `value` as JSON (`application/json`), replacing any body. */
+  /**
+   * Status and `value` as JSON, replacing any body; `application/json` unless
+   * `header("Content-Type", …)` set a type before (`application/problem+json`, say).
+   */
   json(status: number, value: unknown): void {
     if (typeof status !== "number") statusFirstError("json", status);
     this.#assertNotStreaming("json");
     const text = JSON.stringify(value);
     if (text === undefined) throw new TypeError("corral: json() got a value JSON cannot represent");
     this.#assertBodyAllowed("json", status, text.length);
-    this.#replaceBody(status, "application/json");
+    this.#replaceBody(status, "application/json", false, true);
     this.#exchange.writeText(text);
   }
 
@@ -187,6 +199,7 @@ export class ResponseDraft {
     this.#pristine = false;
     this.#exchange.setHeader("Location", location);
     this.#contentType = undefined;
+    this.#typeFromHeader = false;
   }
 
   /** Adds a validated `Set-Cookie` (RFC 6265); an invalid name, value or option is a TypeError. */
@@ -318,6 +331,7 @@ export class ResponseDraft {
   /** @internal Forgets the draft, and a stream not flushed yet (the draft is being discarded). */
   discard(): void {
     this.#contentType = undefined;
+    this.#typeFromHeader = false;
     this.#pristine = true;
     this.#borrowed = false;
     this.#stream = undefined;
@@ -348,7 +362,11 @@ export class ResponseDraft {
     );
   }
 
-  #replaceBody(status: number, contentType: string, validate = false): void {
+  /**
+   * `defaultType`: `contentType` is the method's own (text, json), which a type set before by
+   * `header` overrides; else it is the caller's explicit argument and replaces any.
+   */
+  #replaceBody(status: number, contentType: string, validate = false, defaultType = false): void {
     if (validate) validateContentType(contentType);
     if (this.#pristine) {
       // The common case, one body per response: nothing to clear, and 200 is already the status.
@@ -359,7 +377,9 @@ export class ResponseDraft {
       this.#exchange.setStatus(status);
     }
     this.#pristine = false;
+    if (defaultType && this.#typeFromHeader) return;
     this.#contentType = contentType;
+    this.#typeFromHeader = false;
   }
 }
 

@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import { App } from "corral";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
+import { getPipelined } from "../support/get-pipelined.ts";
 import { listenQuietly } from "../support/listen-quietly.ts";
 
 test("text, bytes, json, print, header and redirect put exact bytes on the wire", async () => {
@@ -221,5 +222,58 @@ test("a 304 leaves out the Content-Type its handler drafted (RFC 9110 §15.4.5);
     [200, "text/html", '"v1"'],
     [204, "text/html", '"v1"'],
   ]);
+  await app.stop();
+});
+
+test("a Content-Type set by header() before text() or json() is kept; bytes() and an error answer set their own", async () => {
+  const app = new App({ log: null });
+  const html = "text/html; charset=utf-8";
+  app.get("/html-before", (ctx) => {
+    ctx.response.header("Content-Type", html);
+    ctx.response.text(200, "<p>before</p>");
+  });
+  app.get("/html-after", (ctx) => {
+    ctx.response.text(200, "<p>after</p>");
+    ctx.response.header("Content-Type", html);
+  });
+  app.get("/problem", (ctx) => {
+    ctx.response.header("Content-Type", "application/problem+json");
+    ctx.response.json(404, { title: "missing" });
+  });
+  app.get("/bytes-wins", (ctx) => {
+    ctx.response.header("Content-Type", html);
+    ctx.response.bytes(200, "image/png", new Uint8Array([137]));
+  });
+  app.get("/bytes-then-text", (ctx) => {
+    ctx.response.bytes(200, "image/png", new Uint8Array([137]));
+    ctx.response.text(200, "plain again");
+  });
+  app.get("/thrown", (ctx) => {
+    ctx.response.header("Content-Type", html);
+    throw new Error("fails after setting the type");
+  });
+  const paths = [
+    "/html-before",
+    "/html-after",
+    "/problem",
+    "/bytes-wins",
+    "/bytes-then-text",
+    "/thrown",
+  ];
+  const responses = await getPipelined(app, paths);
+  expect(
+    responses.map(
+      (response) =>
+        `${response.status} ${response.headers.find(([name]) => name === "content-type")?.[1]}`,
+    ),
+  ).toEqual([
+    `200 ${html}`,
+    `200 ${html}`,
+    "404 application/problem+json",
+    "200 image/png",
+    "200 text/plain; charset=utf-8",
+    "500 text/plain; charset=utf-8",
+  ]);
+  expect(responses[0]!.text).toBe("<p>before</p>");
   await app.stop();
 });
