@@ -15,6 +15,7 @@ import { FreeList } from "./internal/free-list.ts";
 import { processFullCollections } from "./internal/full-collection.ts";
 import { HeaderLineCache, headerLineCacheBytes } from "./internal/header-line-cache.ts";
 import { CachedDateHeader, cachedDateHeaderBytes } from "./internal/http-date.ts";
+import { listenFailure } from "./internal/listen-failure.ts";
 import { MemorySocket } from "./internal/memory-socket.ts";
 import { admissionHeadLimits } from "./internal/request-admission.ts";
 import { SlotQueue } from "./internal/slot-queue.ts";
@@ -254,46 +255,50 @@ export function createEngine(options: EngineOptions): Engine {
       if (context.stopping) throw new TypeError("corral: this engine was stopped");
       // The 1.4.4 typings declare reusePort for Bun.connect only; Bun.listen honours it too.
       const bindOptions = { hostname, port, reusePort } as { hostname: string; port: number };
-      listener = Bun.listen<number>({
-        ...bindOptions,
-        allowHalfOpen: true,
-        socket: {
-          open(socket: Socket<number>) {
-            if (accept(socket)) return;
-            socket.write(serverFull, 0, serverFull.length);
-            socket.end();
+      try {
+        listener = Bun.listen<number>({
+          ...bindOptions,
+          allowHalfOpen: true,
+          socket: {
+            open(socket: Socket<number>) {
+              if (accept(socket)) return;
+              socket.write(serverFull, 0, serverFull.length);
+              socket.end();
+            },
+            data(socket: Socket<number>, chunk: Uint8Array) {
+              const slot = socket.data;
+              context.youngCollection.countInbound(chunk.length);
+              if (slot >= 0) connections[slot]!.onData(chunk, true);
+              else releaseChunk(chunk);
+            },
+            drain(socket: Socket<number>) {
+              const slot = socket.data;
+              if (slot >= 0) connections[slot]!.onDrain();
+            },
+            end(socket: Socket<number>) {
+              const slot = socket.data;
+              if (slot >= 0) connections[slot]!.onEnd();
+              else socket.end();
+            },
+            close(socket: Socket<number>) {
+              const slot = socket.data;
+              if (slot >= 0) connections[slot]!.onClose();
+            },
+            error(socket: Socket<number>, error: Error) {
+              // A throw from the engine's own handling of a socket event (Bun reports a reset as
+              // a close, not here): told, counted, and the connection cannot continue, so its slot
+              // is freed and the socket closed for certain.
+              stats.internalErrors++;
+              tellInternalError(error);
+              const slot = socket.data;
+              if (slot >= 0) connections[slot]!.onClose();
+              socket.terminate();
+            },
           },
-          data(socket: Socket<number>, chunk: Uint8Array) {
-            const slot = socket.data;
-            context.youngCollection.countInbound(chunk.length);
-            if (slot >= 0) connections[slot]!.onData(chunk, true);
-            else releaseChunk(chunk);
-          },
-          drain(socket: Socket<number>) {
-            const slot = socket.data;
-            if (slot >= 0) connections[slot]!.onDrain();
-          },
-          end(socket: Socket<number>) {
-            const slot = socket.data;
-            if (slot >= 0) connections[slot]!.onEnd();
-            else socket.end();
-          },
-          close(socket: Socket<number>) {
-            const slot = socket.data;
-            if (slot >= 0) connections[slot]!.onClose();
-          },
-          error(socket: Socket<number>, error: Error) {
-            // A throw from the engine's own handling of a socket event (Bun reports a reset as
-            // a close, not here): told, counted, and the connection cannot continue, so its slot
-            // is freed and the socket closed for certain.
-            stats.internalErrors++;
-            tellInternalError(error);
-            const slot = socket.data;
-            if (slot >= 0) connections[slot]!.onClose();
-            socket.terminate();
-          },
-        },
-      });
+        });
+      } catch (error) {
+        throw listenFailure(error, hostname, port);
+      }
       startSweep();
       const bound = listener;
       return {

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { defaultLimits, listen, reservedBytes, resolveLimits } from "../index.ts";
+import { createEngine, defaultLimits, listen, reservedBytes, resolveLimits } from "../index.ts";
 import { RawClient } from "./support/raw-client.ts";
 import { startServer, waitUntil } from "./support/test-server.ts";
 
@@ -168,4 +168,27 @@ test("the budget line states the reservation computed from the limits", () => {
   ]);
   expect(Object.isFrozen(defaultLimits)).toBe(true);
   return server.stop();
+});
+
+test("a port in use is an error naming the address, the port and the reason; the engine may listen again", async () => {
+  const taken = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const engine = createEngine({ handler: (exchange) => exchange.writeText("up"), log: null });
+  let failure: (Error & { code?: string }) | undefined;
+  try {
+    engine.listen({ port: taken.port });
+  } catch (error) {
+    failure = error as Error & { code?: string };
+  }
+  expect(failure?.message).toBe(
+    `corral: cannot listen on 127.0.0.1:${taken.port}: the address is in use (EADDRINUSE): another process listens there`,
+  );
+  expect(failure?.code).toBe("EADDRINUSE");
+  expect((failure?.cause as { code?: string } | undefined)?.code).toBe("EADDRINUSE");
+  // Nothing was left half-done: the same engine listens on a free port and answers.
+  const server = engine.listen({ port: 0 });
+  using client = await RawClient.connect(server.port);
+  client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n");
+  expect((await client.response()).text).toBe("up");
+  await server.stop();
+  taken.stop(true);
 });
