@@ -152,6 +152,7 @@ export class RequestPipeline {
       for (let index = 0; ; index++) {
         if (index === chain.length) {
           ctx.middlewareHeaderLength = index === 0 ? 0 : exchange.draftedHeaderLength;
+          if (index !== 0) response.handlerStarts();
           const found = this.#route(exchange);
           if (
             found.kind === "found" &&
@@ -306,6 +307,7 @@ export class RequestPipeline {
       if (early !== undefined) throw returnedValueError("a before hook", early);
     }
     ctx.middlewareHeaderLength = exchange.draftedHeaderLength;
+    ctx.response.handlerStarts();
     const result = this.#dispatch(ctx, exchange, this.#route(exchange));
     if (result instanceof Promise) return this.#afterSettled(result, ctx, chain.length - 1);
     if (result !== undefined) throw returnedValueError("a route handler", result);
@@ -314,6 +316,7 @@ export class RequestPipeline {
 
   #after(ctx: AnyContext, from: number): void | Promise<void> {
     if (!this.#hasAfter) return;
+    ctx.response.handlerEnded();
     ctx.handlerSucceeded = true;
     const chain = this.#chain;
     for (let index = from; index >= 0; index--) {

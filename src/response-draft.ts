@@ -25,8 +25,13 @@ export class ResponseDraft {
   #stream: Stream | undefined;
   #streamStatus = 200;
   #encoderFor: ((status: number, contentType: string) => StreamEncoder | undefined) | undefined;
-  /** Status still 200 and no body drafted: the first body needs no reset of either. */
-  #pristine = true;
+  /**
+   * `pristine`: status still 200 and no body drafted (the first body needs no reset of either);
+   * `drafted`; `guarded`: `before` hooks drafted an answer (a status or a body) and none returned
+   * "stop", so the handler runs and its own answer would replace theirs (a 401 turned into the
+   * page it guarded): each call that replaces one is a `TypeError` until the `after` hooks run.
+   */
+  #phase: DraftPhase = pristine;
   /** `borrowBody()` made the body: only another `borrowBody()` replaces it. */
   #borrowed = false;
   /** @internal The request a stream answers ("GET /path"), for reports once it is over. */
@@ -56,8 +61,9 @@ export class ResponseDraft {
    * after a stream's first flush, are a `TypeError`.
    */
   setStatus(status: number): void {
+    if (this.#phase === guarded) throw middlewareAnswerError("setStatus", this.#exchange.status);
     this.#exchange.setStatus(status);
-    this.#pristine = false;
+    this.#phase = drafted;
   }
 
   /**
@@ -124,11 +130,12 @@ export class ResponseDraft {
    * ctx.response.replaceBody(Bun.gzipSync(ctx.response.body));
    */
   replaceBody(bytes: Uint8Array): void {
+    if (this.#phase === guarded) throw middlewareAnswerError("replaceBody", this.#exchange.status);
     this.#assertNotStreaming("replaceBody");
     if (bytes.length > 0) assertContentAllowed(this.#exchange.status);
     this.#exchange.clearBody();
     this.#borrowed = false;
-    this.#pristine = false;
+    this.#phase = drafted;
     if (bytes.length <= this.#exchange.stagingFree) this.#exchange.write(bytes);
     else {
       this.#exchange.borrowBody(bytes);
@@ -185,18 +192,20 @@ export class ResponseDraft {
     if (this.#borrowed) throw borrowedBodyError("print");
     this.#exchange.writeText(formatText(format, values));
     this.#contentType ??= "text/plain; charset=utf-8";
-    this.#pristine = false;
+    // Appending replaces nothing: a guarded draft stays guarded.
+    if (this.#phase === pristine) this.#phase = drafted;
   }
 
   /** A redirect (300-308) to `location`, with an empty body. */
   redirect(status: number, location: string): void {
     if (typeof status !== "number") statusFirstError("redirect", status);
+    if (this.#phase === guarded) throw middlewareAnswerError("redirect", this.#exchange.status);
     this.#assertNotStreaming("redirect");
     if (this.#borrowed) throw borrowedBodyError("redirect");
     validateRedirect(status, location);
     this.#exchange.clearBody();
     this.#exchange.setStatus(status);
-    this.#pristine = false;
+    this.#phase = drafted;
     this.#exchange.setHeader("Location", location);
     this.#contentType = undefined;
     this.#typeFromHeader = false;
@@ -243,6 +252,7 @@ export class ResponseDraft {
     options?: { readonly contentLength?: number },
   ): Stream {
     if (this.#stream !== undefined) throw new TypeError("corral: the response is already a stream");
+    if (this.#phase === guarded) throw middlewareAnswerError("stream", this.#exchange.status);
     // RFC 9110 §15.3.5, §15.3.6, §15.4.5: no content, so no stream (checked before the draft
     // changes).
     if (status === 204 || status === 205 || status === 304) {
@@ -254,7 +264,7 @@ export class ResponseDraft {
     validateContentType(contentType);
     this.#exchange.setStatus(status);
     this.#streamStatus = status;
-    this.#pristine = false;
+    this.#phase = drafted;
     const engineStream = this.#exchange.stream();
     if (options?.contentLength !== undefined) engineStream.declareLength(options.contentLength);
     this.#exchange.setHeader("Content-Type", contentType);
@@ -318,6 +328,19 @@ export class ResponseDraft {
     this.#exchange.countShortLivedBytes(bytes);
   }
 
+  /**
+   * @internal The `before` hooks are done and the handler is next: an answer they drafted
+   * without "stop" must not be replaced by it.
+   */
+  handlerStarts(): void {
+    if (this.#phase !== pristine) this.#phase = guarded;
+  }
+
+  /** @internal The handler is done: the `after` hooks may change the answer. */
+  handlerEnded(): void {
+    if (this.#phase === guarded) this.#phase = drafted;
+  }
+
   /** @internal Writes the drafted Content-Type; called once when the handler is done. */
   finalize(): void {
     if (this.#stream !== undefined) return;
@@ -332,7 +355,7 @@ export class ResponseDraft {
   discard(): void {
     this.#contentType = undefined;
     this.#typeFromHeader = false;
-    this.#pristine = true;
+    this.#phase = pristine;
     this.#borrowed = false;
     this.#stream = undefined;
   }
@@ -368,15 +391,19 @@ export class ResponseDraft {
    */
   #replaceBody(status: number, contentType: string, validate = false, defaultType = false): void {
     if (validate) validateContentType(contentType);
-    if (this.#pristine) {
+    if (this.#phase === pristine) {
       // The common case, one body per response: nothing to clear, and 200 is already the status.
       if (status !== 200) this.#exchange.setStatus(status);
     } else {
+      // Checked here, off the usual path: the same check before the branch cost the App's hello
+      // 120 more instructions a request (bench/instructions.ts), here none.
+      if (this.#phase === guarded)
+        throw middlewareAnswerError("a body method", this.#exchange.status);
       // Cleared first: a 204 or 304 may replace a drafted body.
       this.#exchange.clearBody();
       this.#exchange.setStatus(status);
     }
-    this.#pristine = false;
+    this.#phase = drafted;
     if (defaultType && this.#typeFromHeader) return;
     this.#contentType = contentType;
     this.#typeFromHeader = false;
@@ -440,5 +467,22 @@ function textArgumentsError(status: unknown, text: unknown): never {
   if (typeof status !== "number") statusFirstError("text", status);
   throw new TypeError(
     `corral: ctx.response.text(status, text) takes a string, got ${typeof text}; json(status, value) sends other values`,
+  );
+}
+
+type DraftPhase = 0 | 1 | 2;
+const pristine: DraftPhase = 0;
+const drafted: DraftPhase = 1;
+const guarded: DraftPhase = 2;
+
+function middlewareAnswerError(operation: string, status: number): TypeError {
+  const call =
+    operation === "a body method"
+      ? "a body method (text, json, bytes, borrowBody)"
+      : `${operation}()`;
+  return new TypeError(
+    `corral: ${call} in the handler would replace the answer a before hook drafted ` +
+      `(status ${status}) without returning "stop"; a before hook that answers returns "stop", ` +
+      "and the handler does not run",
   );
 }
