@@ -392,7 +392,9 @@ export class App<Shared = NoShared, Locals extends object = NoLocals> {
    * });
    */
   onError(mapper: ErrorMapper<Shared, Locals>): this {
+    this.#assertNotStarted();
     const pipeline = this.#pipeline;
+    if (pipeline.errorHandling.onError !== undefined) throw setTwiceError("onError");
     pipeline.errorHandling = {
       format: pipeline.errorHandling.format,
       onError: mapper as ErrorHandling["onError"],
@@ -409,6 +411,7 @@ export class App<Shared = NoShared, Locals extends object = NoLocals> {
    */
   notFound(handler: RouteHandler<Shared, Readonly<Record<string, string>>, Locals>): this {
     this.#assertNotStarted();
+    if (this.#pipeline.miss.notFound !== undefined) throw setTwiceError("notFound");
     this.#pipeline.miss.notFound = handler as AnyHandler;
     return this;
   }
@@ -422,6 +425,7 @@ export class App<Shared = NoShared, Locals extends object = NoLocals> {
    */
   methodNotAllowed(handler: RouteHandler<Shared, Readonly<Record<string, string>>, Locals>): this {
     this.#assertNotStarted();
+    if (this.#pipeline.miss.methodNotAllowed !== undefined) throw setTwiceError("methodNotAllowed");
     this.#pipeline.miss.methodNotAllowed = handler as AnyHandler;
     return this;
   }
@@ -575,4 +579,11 @@ export class App<Shared = NoShared, Locals extends object = NoLocals> {
     } = this.limits;
     return limits;
   }
+}
+
+/** A second `onError`, `notFound` or `methodNotAllowed` would replace the first without a word. */
+function setTwiceError(method: string): TypeError {
+  return new TypeError(
+    `corral: app.${method}() was called already; an App has one, so the second would replace the first: do both in one function`,
+  );
 }

@@ -114,3 +114,34 @@ test("listen(3000), as Elysia writes it, is a TypeError naming the options objec
   await engine.stop();
   await app.stop();
 });
+
+test("onError, notFound and methodNotAllowed are set once: a second call is a TypeError and the first stays", async () => {
+  const app = new App({ log: null });
+  app.onError((_error, ctx) => ctx.response.text(503, "first mapper\n"));
+  app.notFound((ctx) => ctx.response.text(404, "first miss\n"));
+  app.methodNotAllowed((ctx) => ctx.response.text(405, "first method\n"));
+  expect(() => app.onError((_error, ctx) => ctx.response.text(500, "second"))).toThrow(
+    "corral: app.onError() was called already; an App has one, so the second would replace the first: do both in one function",
+  );
+  expect(() => app.notFound((ctx) => ctx.response.text(404, "second"))).toThrow(
+    "corral: app.notFound() was called already",
+  );
+  expect(() => app.methodNotAllowed((ctx) => ctx.response.text(405, "second"))).toThrow(
+    "corral: app.methodNotAllowed() was called already",
+  );
+  app.get("/fails", () => {
+    throw new Error("mapped by the first");
+  });
+  const answers = await Promise.all(
+    [
+      ["GET", "/fails"],
+      ["GET", "/nowhere"],
+      ["POST", "/fails"],
+    ].map(async ([method, path]) => {
+      const response = await app.request(path!, { method: method! });
+      return `${response.status} ${await response.text()}`;
+    }),
+  );
+  expect(answers).toEqual(["503 first mapper\n", "404 first miss\n", "405 first method\n"]);
+  await app.stop();
+});
