@@ -535,7 +535,9 @@ export class App<Shared = NoShared, Locals extends object = NoLocals> {
 
   #assertNotStarted(): void {
     if (this.#listening) {
-      throw new TypeError("corral: routes and middleware must be added before listen()");
+      throw new TypeError(
+        "corral: routes, middleware and error handlers must be added before listen()",
+      );
     }
   }
 
