@@ -139,6 +139,9 @@ export class Rooms {
    */
   publish(room: string, message: string | Uint8Array): number {
     this.#assertName(room, false);
+    // Neither text nor bytes: encoding it throws the engine's TypeError, before a bridge could
+    // forward it to the other processes (a room without members here encodes nothing).
+    if (typeof message !== "string" && !(message instanceof Uint8Array)) EncodedMessage.of(message);
     const delivered = this.deliver(room, message);
     this.#bridge?.forward(room, message);
     return delivered;

@@ -1,5 +1,6 @@
 import { opcodeBinary, opcodeText } from "./frame-parser.ts";
 import { encodeFrame } from "./frame-writer.ts";
+import { sendTypeError } from "./send-rules.ts";
 
 /**
  * A message encoded once as a whole frame, to be sent to many WebSockets by reference
@@ -23,6 +24,7 @@ export class EncodedMessage {
 
   /** Encodes a string as a text message, bytes as a binary message (the bytes are copied). */
   static of(data: string | Uint8Array): EncodedMessage {
+    if (typeof data !== "string" && !(data instanceof Uint8Array)) throw sendTypeError(data);
     return typeof data === "string"
       ? new EncodedMessage(encodeFrame(opcodeText, data), true)
       : new EncodedMessage(encodeFrame(opcodeBinary, data), false);

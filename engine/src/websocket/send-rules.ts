@@ -21,3 +21,21 @@ export function validateCloseToSend(code: number, reason: string): void {
     throw new TypeError("corral: a close reason is at most 123 bytes of UTF-8");
   }
 }
+/**
+ * A message that is neither text nor bytes (an object meant as JSON, an `ArrayBuffer`) was
+ * measured as bytes of no length, refused, and closed the socket with 1008 "outbound queue
+ * full": the wrong reason, and nothing in the log.
+ */
+export function sendTypeError(data: unknown): TypeError {
+  const what =
+    data instanceof ArrayBuffer
+      ? "an ArrayBuffer (wrap it: new Uint8Array(buffer))"
+      : ArrayBuffer.isView(data)
+        ? `a ${data.constructor.name} (send new Uint8Array(view.buffer, view.byteOffset, view.byteLength))`
+        : data === null
+          ? "null"
+          : typeof data === "object"
+            ? "an object (send JSON.stringify(value))"
+            : `a ${typeof data}`;
+  return new TypeError(`corral: a WebSocket message is a string or a Uint8Array, got ${what}`);
+}

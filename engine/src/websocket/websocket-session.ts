@@ -11,7 +11,7 @@ import {
 import { type InboundHost, InboundReader } from "./inbound-reader.ts";
 import { flushBlocked, flushClosed, flushDone, OutboundQueue } from "./outbound-queue.ts";
 import { livenessIdle, livenessPing, livenessPongMissed, PeerLiveness } from "./peer-liveness.ts";
-import { type SendResult, validateCloseToSend } from "./send-rules.ts";
+import { type SendResult, sendTypeError, validateCloseToSend } from "./send-rules.ts";
 import type { WebSocketContext, WebSocketHandler, WebSocketTransport } from "./websocket-host.ts";
 import type { WebSocketLimits } from "./websocket-options.ts";
 import { failureCloseKind, type WebSocketCloseKind } from "./websocket-stats.ts";
@@ -124,6 +124,7 @@ export class WebSocketSession {
    * dropped and counted, or the socket is closed with 1008 or 1013), or after a close.
    */
   send(data: string | Uint8Array): SendResult {
+    if (typeof data !== "string" && !(data instanceof Uint8Array)) throw sendTypeError(data);
     if (this.#state !== stateOpen) return "refused";
     const queue = this.#queue;
     const worst = typeof data === "string" ? data.length * 3 + 10 : data.length + 10;
