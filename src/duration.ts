@@ -29,5 +29,13 @@ export class Duration {
 /** Milliseconds of a `Duration` or of a plain number of milliseconds. */
 export function toMilliseconds(duration: Duration | number): number {
   if (typeof duration === "number") return Duration.fromMilliseconds(duration).milliseconds;
+  // "1s" or { seconds: 1 } had no milliseconds, and the wait was a timer of undefined: none.
+  if (!(duration instanceof Duration)) {
+    const what =
+      typeof duration === "string" ? `the string ${JSON.stringify(duration)}` : String(duration);
+    throw new TypeError(
+      `corral: a duration is a Duration (Duration.fromSeconds(1)) or a number of milliseconds, got ${what}`,
+    );
+  }
   return duration.milliseconds;
 }

@@ -127,6 +127,11 @@ export class RequestView {
   /** The first header named `name` (case-insensitive), or undefined. */
   header(name: string): string | undefined {
     this.assertLive();
+    if (typeof name !== "string") {
+      throw new TypeError(
+        `corral: ctx.request.header(name) takes a field name, got ${String(name)}`,
+      );
+    }
     return this.#exchange.header(name);
   }
 

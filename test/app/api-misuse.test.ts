@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { App, type Context } from "corral";
+import { App, type Context, Duration } from "corral";
 import { createEngine } from "corral/engine";
 import { getPipelined } from "../support/get-pipelined.ts";
 
@@ -143,5 +143,38 @@ test("onError, notFound and methodNotAllowed are set once: a second call is a Ty
     }),
   );
   expect(answers).toEqual(["503 first mapper\n", "404 first miss\n", "405 first method\n"]);
+  await app.stop();
+});
+
+test("ctx.sleep of a string or a plain object, and header() without a name, are TypeErrors, not a wait of nothing", async () => {
+  const logged: string[] = [];
+  const app = new App({ log: { error: (...values) => logged.push(values.map(String).join(" ")) } });
+  app.get("/string", async (ctx) => {
+    await ctx.sleep("1s" as never);
+    ctx.response.text(200, "slept");
+  });
+  app.get("/object", async (ctx) => {
+    await ctx.sleep({ seconds: 1 } as never);
+    ctx.response.text(200, "slept");
+  });
+  app.get("/duration", async (ctx) => {
+    await ctx.sleep(Duration.fromMilliseconds(1));
+    ctx.response.text(200, "slept");
+  });
+  app.get("/header", (ctx) =>
+    ctx.response.text(200, String((ctx.request.header as () => string)())),
+  );
+  const responses = await getPipelined(app, ["/string", "/object", "/duration", "/header"]);
+  expect(responses.map((response) => `${response.status} ${response.text}`)).toEqual([
+    "500 Internal Server Error\n",
+    "500 Internal Server Error\n",
+    "200 slept",
+    "500 Internal Server Error\n",
+  ]);
+  expect(logged.map((line) => line.slice(line.indexOf("TypeError: ") + 11))).toEqual([
+    'corral: a duration is a Duration (Duration.fromSeconds(1)) or a number of milliseconds, got the string "1s"',
+    "corral: a duration is a Duration (Duration.fromSeconds(1)) or a number of milliseconds, got [object Object]",
+    "corral: ctx.request.header(name) takes a field name, got undefined",
+  ]);
   await app.stop();
 });
