@@ -34,6 +34,14 @@ export class HttpError extends Error {
     if (!Number.isInteger(status) || status < 400 || status > 599) {
       throw new TypeError(`corral: HttpError status must be 400-599, got ${status}`);
     }
+    if (typeof message !== "string" && message !== undefined) {
+      // Hono's `new HTTPException(404, { message })` would send "[object Object]" to the client.
+      throw new TypeError(
+        `corral: new HttpError(status, message, options) takes the message as a string, got ${
+          message === null ? "null" : typeof message
+        }; options ({ headers, body, cause }) come third`,
+      );
+    }
     if (typeof options !== "object" || options === null) {
       throw new TypeError("corral: the third argument of HttpError is { headers?, body?, cause? }");
     }

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { App, type Context, Duration } from "corral";
+import { App, type Context, Duration, HttpError } from "corral";
 import { createEngine } from "corral/engine";
 import { getPipelined } from "../support/get-pipelined.ts";
 
@@ -176,5 +176,30 @@ test("ctx.sleep of a string or a plain object, and header() without a name, are 
     "corral: a duration is a Duration (Duration.fromSeconds(1)) or a number of milliseconds, got [object Object]",
     "corral: ctx.request.header(name) takes a field name, got undefined",
   ]);
+  await app.stop();
+});
+
+test("HttpError in Hono's form (options second) is a TypeError at the throw, never '[object Object]' sent", async () => {
+  expect(() => new HttpError(404, { message: "gone" } as never)).toThrow(
+    "corral: new HttpError(status, message, options) takes the message as a string, got object; options ({ headers, body, cause }) come third",
+  );
+  expect(() => new HttpError("not found" as never, 404 as never)).toThrow(
+    "corral: HttpError status must be 400-599, got not found",
+  );
+  const logged: string[] = [];
+  const app = new App({ log: { error: (...values) => logged.push(values.map(String).join(" ")) } });
+  app.get("/hono", () => {
+    throw new HttpError(404, { message: "gone" } as never);
+  });
+  app.get("/corral", () => {
+    throw new HttpError(404, "gone");
+  });
+  const responses = await getPipelined(app, ["/hono", "/corral"]);
+  expect(responses.map((response) => `${response.status} ${response.text}`)).toEqual([
+    "500 Internal Server Error\n",
+    "404 gone\n",
+  ]);
+  expect(logged).toHaveLength(1);
+  expect(logged[0]).toContain("takes the message as a string, got object");
   await app.stop();
 });
