@@ -82,16 +82,21 @@ export class Router<Handler> {
   /**
    * A pattern that differs from one registered earlier for the same method only in its capture
    * names (`/users/:name` after `/users/:id`) matches exactly the same paths, and the earlier
-   * wins them all: the later route could never run, so registering it is an error.
+   * wins them all: the later route could never run, so registering it is an error. An earlier
+   * `GET` answers `HEAD` too (RFC 9110 §9.3.2), so it shadows a later `HEAD` of the same shape.
    */
   #refuseShadowed(method: string, added: PathPattern): void {
     const shape = patternShape(added);
     for (const entry of this.#dynamic) {
-      if (entry.pattern === added || !entry.handlers.has(method)) continue;
+      if (entry.pattern === added || handlerFor(entry, method) === undefined) continue;
       if (patternShape(entry.pattern) !== shape) continue;
+      const earlier = entry.handlers.has(method) ? method : "GET";
       throw new TypeError(
-        `corral: ${method} ${added.path} could never run: ${method} ` +
-          `${entry.pattern.path}, registered first, matches the same paths`,
+        `corral: ${method} ${added.path} could never run: ${earlier} ` +
+          `${entry.pattern.path}, registered first, ` +
+          (earlier === method
+            ? "matches the same paths"
+            : `answers ${method} on the same paths; register ${method} ${entry.pattern.path}`),
       );
     }
   }

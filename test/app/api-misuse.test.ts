@@ -77,6 +77,28 @@ test("a pattern that differs from an earlier one of its method only in capture n
   await app.stop();
 });
 
+test("a HEAD route shadowed by an earlier GET of the same shape (which answers HEAD) is refused", async () => {
+  const app = new App();
+  app.get("/items/:id", (ctx) => ctx.response.text(200, `item ${ctx.params.id}`));
+  expect(() => app.head("/items/:name", (ctx) => ctx.response.setStatus(204))).toThrow(
+    "corral: HEAD /items/:name could never run: GET /items/:id, registered first, " +
+      "answers HEAD on the same paths; register HEAD /items/:id",
+  );
+  // Where the GET pattern is, HEAD is a route of its own, and wins over the GET fallback.
+  app.head("/items/:id", (ctx) => {
+    ctx.response.header("X-Head", ctx.params.id);
+    ctx.response.setStatus(204);
+  });
+  // A HEAD registered first shadows nothing: GET requests pass it by.
+  app.head("/tags/:name", (ctx) => ctx.response.setStatus(204));
+  app.get("/tags/:id", (ctx) => ctx.response.text(200, `tag ${ctx.params.id}`));
+  const head = await app.request("/items/7", { method: "HEAD" });
+  const tag = await app.request("/tags/x");
+  expect([head.status, head.headers.get("x-head")]).toEqual([204, "7"]);
+  expect([tag.status, await tag.text()]).toEqual([200, "tag x"]);
+  await app.stop();
+});
+
 test("response calls in Hono's order (value first) name corral's order, over TCP: 500 and logged", async () => {
   const logged: string[] = [];
   const app = new App({ log: { error: (...values) => logged.push(values.map(String).join(" ")) } });
