@@ -148,6 +148,7 @@ export class RequestPipeline {
     );
     const chain = this.#chain;
     let result: void | Promise<void>;
+    let outcome: RequestOutcome;
     try {
       for (let index = 0; ; index++) {
         if (index === chain.length) {
@@ -188,11 +189,13 @@ export class RequestPipeline {
         }
         if (early !== undefined) throw returnedValueError("a before hook", early);
       }
+      if (result instanceof Promise) return this.#settle(result, ctx, exchange);
+      // Finalizing may still fail (a stream short of its declared length): mapped like the rest.
+      outcome = this.#finalize(response, exchange);
     } catch (error) {
       return this.#failed(ctx, exchange, error);
     }
-    if (result instanceof Promise) return this.#settle(result, ctx, exchange);
-    this.#finish(ctx, exchange, this.#finalize(response, exchange));
+    this.#finish(ctx, exchange, outcome);
   }
 
   // The promise callbacks live in these small methods, not in handle, #run and #after: a closure
@@ -246,7 +249,13 @@ export class RequestPipeline {
         (error: unknown) => this.#failed(ctx, exchange, error),
       );
     }
-    this.#finish(ctx, exchange, this.#finalize(ctx.response, exchange));
+    let outcome: RequestOutcome;
+    try {
+      outcome = this.#finalize(ctx.response, exchange);
+    } catch (error) {
+      return this.#failed(ctx, exchange, error);
+    }
+    this.#finish(ctx, exchange, outcome);
   }
 
   #failedWithoutWorker(ctx: AnyContext, exchange: Exchange, error: unknown): Promise<void> {

@@ -244,7 +244,8 @@ export class ResponseDraft {
    * first flush. Cannot be combined with `borrowBody` (a `TypeError` either way round); to put
    * bytes between streamed chunks, write them with the stream's writer. With `contentLength` the
    * body is exactly that long and goes out after a `Content-Length` instead of chunked (writing
-   * past it is a `TypeError`; ending short of it closes the connection, so the client knows).
+   * past it is a `TypeError`; a handler that returns short of it failed: a 500 before the first
+   * flush, a closed connection after it, so the client knows).
    */
   stream(
     status: number,
@@ -341,9 +342,15 @@ export class ResponseDraft {
     if (this.#phase === guarded) this.#phase = drafted;
   }
 
-  /** @internal Writes the drafted Content-Type; called once when the handler is done. */
+  /**
+   * @internal Writes the drafted Content-Type; called once when the handler is done. A stream
+   * short of its declared length is a `TypeError` here: the handler broke its promise.
+   */
   finalize(): void {
-    if (this.#stream !== undefined) return;
+    if (this.#stream !== undefined) {
+      this.#stream.assertComplete();
+      return;
+    }
     const type = this.#contentType;
     if (type === undefined) return;
     // RFC 9110 §15.4.5: a 304 carries no Content-Type, which a cache would copy onto its entry.

@@ -214,6 +214,19 @@ export class Stream {
     return this.#stream.bodyBytes;
   }
 
+  /**
+   * @internal The handler returned: a declared length it did not reach is its failure (before
+   * the first flush a 500; after it, the connection closes so the client sees a short body).
+   */
+  assertComplete(): void {
+    const shortfall = this.#stream.shortfall;
+    if (shortfall !== undefined) {
+      throw new TypeError(
+        `corral: the handler returned short of its declared length: ${shortfall}`,
+      );
+    }
+  }
+
   /** Sends what is left and ends the body; resolves when the socket accepted the last bytes. */
   finish(): Promise<void> {
     if (!this.#writer.encoded) return this.#stream.finish();

@@ -61,11 +61,24 @@ export class ResponseStream {
    * Promises a body of exactly `bytes`, before the first flush: the head then carries
    * `Content-Length` instead of chunked framing (HTTP/1.0 clients keep their connection too).
    * Writing past it is a `TypeError`; finishing short of it rejects, and once the head is out
-   * the connection closes, so the client sees the body is incomplete. A HEAD answer is never short.
+   * the connection closes, so the client sees the body is incomplete. A handler that returns
+   * short of it before the head went out is answered 500, as a failed handler is. A HEAD answer
+   * is never short.
    */
   declareLength(bytes: number): void {
     this.#assertUsable();
     this.#framing.declareLength(bytes);
+  }
+
+  /**
+   * What the declared length still misses, in words (`"the stream ends at 3 of its declared 8
+   * bytes"`), or undefined: no length declared, the length reached, or a HEAD answer.
+   *
+   * @example
+   * if (stream.shortfall !== undefined) throw new TypeError(`corral: ${stream.shortfall}`);
+   */
+  get shortfall(): string | undefined {
+    return this.#discarded ? undefined : this.#framing.shortfall;
   }
 
   /**

@@ -94,14 +94,49 @@ test("a stream that ends short of its declared length closes the connection once
   ]);
 });
 
-test("a handler that returns short of its declared length before any flush: the connection closes with nothing sent", async () => {
+test("a handler that returns short of its declared length before any flush is a failed handler: 500, and the connection goes on", async () => {
+  const shortfalls: (string | undefined)[] = [];
   await using server = startServer((exchange) => {
+    if (exchange.path === "/next") {
+      exchange.writeText("next");
+      return;
+    }
+    exchange.setHeader("X-Dropped", "1");
     const stream = exchange.stream();
     stream.declareLength(8);
     stream.writeText("abc");
+    shortfalls.push(stream.shortfall);
   });
   using client = await RawClient.connect(server.port);
-  client.send(request);
-  await client.waitForClose();
-  expect(client.receivedText).toBe("");
+  client.send(`${request}GET /next HTTP/1.1\r\nHost: h\r\n\r\n`);
+  const [failed, next] = await client.responses(2);
+  expect([failed!.status, failed!.header("x-dropped"), failed!.text, next!.text]).toEqual([
+    500,
+    undefined,
+    "Internal Server Error\n",
+    "next",
+  ]);
+  expect(shortfalls).toEqual(["the stream ends at 3 of its declared 8 bytes"]);
+  expect(server.stats().handlerFailures).toBe(1);
+});
+
+test("a HEAD answer or a stream that reached its length has no shortfall", async () => {
+  const shortfalls: (string | undefined)[] = [];
+  await using server = startServer((exchange) => {
+    const stream = exchange.stream();
+    stream.declareLength(3);
+    shortfalls.push(stream.shortfall);
+    if (exchange.method !== "HEAD") stream.writeText("abc");
+    shortfalls.push(stream.shortfall);
+  });
+  using client = await RawClient.connect(server.port);
+  client.send(`HEAD / HTTP/1.1\r\nHost: h\r\n\r\n${request}`);
+  await client.responses(2);
+  expect(shortfalls).toEqual([
+    undefined,
+    undefined,
+    "the stream ends at 0 of its declared 3 bytes",
+    undefined,
+  ]);
+  expect(server.stats().handlerFailures).toBe(0);
 });

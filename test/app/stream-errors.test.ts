@@ -99,3 +99,95 @@ test("an unflushed stream's error goes to onError; its writer is dead afterwards
   ]);
   await app.stop();
 });
+
+/** Routes whose stream declares 10 bytes; the handler writes `count` and returns. */
+function sizedStreamApp(logged: string[], outcomes: string[], withAfterHook: boolean) {
+  const app = new App({
+    log: { error: (...values) => logged.push(values.map(String).join(" ")) },
+  }).use(
+    middleware({
+      after: withAfterHook ? () => {} : undefined,
+      cleanup: (_ctx, outcome) => void outcomes.push(outcome),
+    }),
+  );
+  app.get("/short", (ctx) => {
+    ctx.response.header("X-Draft", "yes");
+    ctx.response.stream(200, "text/plain", { contentLength: 10 }).writer().writeAll("abc");
+  });
+  app.get("/short-flushed", async (ctx) => {
+    const writer = ctx.response.stream(200, "text/plain", { contentLength: 10 }).writer();
+    await writer.writeAll("abc");
+    await writer.flush();
+  });
+  app.get("/whole", async (ctx) => {
+    await ctx.response
+      .stream(200, "text/plain", { contentLength: 10 })
+      .writer()
+      .writeAll("0123456789");
+  });
+  app.get("/ok", (ctx) => ctx.response.text(200, "ok"));
+  return app;
+}
+
+for (const withAfterHook of [false, true]) {
+  const hooks = withAfterHook ? "with an after hook" : "without after hooks";
+  test(`a handler returning short of its stream's declared length, before the first flush: 500, logged, the connection goes on (${hooks})`, async () => {
+    const logged: string[] = [];
+    const outcomes: string[] = [];
+    const app = sizedStreamApp(logged, outcomes, withAfterHook);
+    const server = listenQuietly(app);
+    using client = await RawClient.connect(server.port);
+    client.send(
+      ["/short", "/whole", "/ok"].map((path) => `GET ${path} HTTP/1.1\r\nHost: h\r\n\r\n`).join(""),
+    );
+    const responses = await client.responses(3);
+    await waitUntil(() => outcomes.length === 3, "every cleanup");
+    expect({
+      answers: responses.map((response) => [
+        response.status,
+        response.header("content-length"),
+        response.text,
+      ]),
+      draftLeaked: client.receivedText.includes("X-Draft") || client.receivedText.includes("abc"),
+      logged,
+      outcomes,
+    }).toEqual({
+      answers: [
+        [500, "22", "Internal Server Error\n"],
+        [200, "10", "0123456789"],
+        [200, "2", "ok"],
+      ],
+      draftLeaked: false,
+      logged: [
+        expect.stringContaining(
+          "GET /short answered 500 after an error: TypeError: corral: the handler returned short of its declared length: the stream ends at 3 of its declared 10 bytes",
+        ),
+      ],
+      outcomes: ["error", "success", "success"],
+    });
+    await app.stop();
+  });
+
+  test(`a handler returning short of its stream's declared length after the first flush: logged, the connection closes on a short body (${hooks})`, async () => {
+    const logged: string[] = [];
+    const outcomes: string[] = [];
+    const app = sizedStreamApp(logged, outcomes, withAfterHook);
+    const server = listenQuietly(app);
+    using client = await RawClient.connect(server.port);
+    client.send(
+      "GET /short-flushed HTTP/1.1\r\nHost: h\r\n\r\nGET /ok HTTP/1.1\r\nHost: h\r\n\r\n",
+    );
+    await client.waitForClose();
+    await waitUntil(() => outcomes.length === 1, "the cleanup");
+    expect({
+      wire: client.receivedText.replace(/Date: [^\r]*\r\n/, ""),
+      logged,
+      outcomes,
+    }).toEqual({
+      wire: "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 10\r\n\r\nabc",
+      logged: [expect.stringContaining("the stream ends at 3 of its declared 10 bytes")],
+      outcomes: ["error"],
+    });
+    await app.stop();
+  });
+}

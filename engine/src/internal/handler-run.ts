@@ -92,9 +92,9 @@ export class HandlerRun {
   }
 
   /** The handler of `exchange` returned (`failed`: threw or rejected). */
-  settled(exchange: Exchange, _error: unknown, failed: boolean): void {
+  settled(exchange: Exchange, _error: unknown, threw: boolean): void {
     const host = this.#host;
-    if (failed) host.stats.handlerFailures++;
+    if (threw) host.stats.handlerFailures++;
     if (exchange !== host.exchange) {
       // The request ended without this handler (disconnect, deadline): its worker was left to
       // it until now, and a closed connection's slot with it.
@@ -106,6 +106,10 @@ export class HandlerRun {
     }
     this.running = false;
     const stream = host.stream;
+    // Nothing on the wire yet and a body short of the length the handler promised: its failure,
+    // answered as one, rather than a connection closed without an answer.
+    const failed = threw || (stream.endsShortBeforeHead && !exchange.detached);
+    if (failed && !threw) host.stats.handlerFailures++;
     if (
       host.webSocket.pending &&
       host.webSocket.settle(failed, stream.started, exchange.detached)

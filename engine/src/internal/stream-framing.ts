@@ -214,10 +214,8 @@ export class StreamFraming {
     if (this.busy) {
       return Promise.reject(new TypeError("corral: a flush is already on its way; await it first"));
     }
-    if (finish && this.#shortOfDeclared) {
-      const error = new TypeError(
-        `corral: the stream ends at ${this.#streamedBytes} of its declared ${this.#declaredLength} bytes`,
-      );
+    if (finish && this.shortOfDeclared) {
+      const error = new TypeError(`corral: ${this.shortfall}`);
       // Once the head is out the client was promised more: only closing tells it the body is short.
       if (this.headSent) this.abort();
       return Promise.reject(error);
@@ -243,7 +241,7 @@ export class StreamFraming {
   /** The handler returned with the stream open: finish it for the handler. */
   finishFromEngine(): void {
     if (this.finished || this.aborted || this.#finishRequested) return;
-    if (this.#shortOfDeclared && !this.busy) {
+    if (this.shortOfDeclared && !this.busy) {
       this.abort();
       return;
     }
@@ -375,12 +373,23 @@ export class StreamFraming {
   }
 
   /** A declared length not reached (a HEAD answer sends no body, so it is never short). */
-  get #shortOfDeclared(): boolean {
+  get shortOfDeclared(): boolean {
     return (
       this.#declaredLength >= 0 &&
       this.#streamedBytes !== this.#declaredLength &&
       !this.#connection.isHeadRequest
     );
+  }
+
+  /** Short of its declared length with nothing sent yet: it can still be answered otherwise. */
+  get endsShortBeforeHead(): boolean {
+    return this.started && !this.headSent && !this.busy && this.shortOfDeclared;
+  }
+
+  /** What a declared length still misses, said in words; undefined when nothing is missing. */
+  get shortfall(): string | undefined {
+    if (!this.shortOfDeclared) return undefined;
+    return `the stream ends at ${this.#streamedBytes} of its declared ${this.#declaredLength} bytes`;
   }
 
   #checkGrowth(adding: number, limit = this.#connection.limits.maxResponseBytes): void {
