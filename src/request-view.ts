@@ -174,13 +174,21 @@ export class RequestView {
   }
 
   /**
-   * The body parsed as JSON (RFC 8259), whatever its `Content-Type`: invalid UTF-8 or invalid
-   * JSON (an empty body too) is a `DecodeError`, answered 400. The body limit bounds its size.
-   * Parsed on first use and cached, so later calls return the same value.
+   * The body parsed as JSON (RFC 8259). Its `Content-Type` must be `application/json` or end in
+   * `+json` (RFC 6839), else a `MediaTypeError` (415): a browser sends no other type across
+   * origins without asking first (a CORS preflight), so a cross-site form cannot post JSON to a
+   * route that reads it here. Invalid UTF-8 or invalid JSON (an empty body too) is a
+   * `DecodeError`, answered 400. The body limit bounds its size. Parsed on first use and cached,
+   * so later calls return the same value.
    */
   json(): unknown {
     const known = this.#seldom?.json;
     if (known !== undefined) return known.value;
+    this.#assertBodyLive();
+    const type = this.#contentType();
+    if (type !== "application/json" && !isJsonSuffixType(type)) {
+      throw new MediaTypeError("application/json", type);
+    }
     const text = this.text();
     let value: unknown;
     try {
@@ -338,9 +346,19 @@ export class MediaTypeError extends Error {
   readonly httpStatus = 415;
 
   constructor(expected: string, got: string) {
-    super(`expected a ${expected} body, got ${got === "" ? "none" : got}`);
+    super(`expected ${articleFor(expected)} ${expected} body, got ${got === "" ? "none" : got}`);
     this.name = "MediaTypeError";
   }
+}
+
+/** `application/problem+json` and the like (RFC 6839 §3.1): JSON under another name. */
+function isJsonSuffixType(type: string): boolean {
+  const slash = type.indexOf("/");
+  return slash > 0 && type.endsWith("+json") && type.length > slash + 1 + "+json".length;
+}
+
+function articleFor(word: string): string {
+  return /^[aeiou]/.test(word) ? "an" : "a";
 }
 
 function messageOf(error: unknown): string {

@@ -86,7 +86,7 @@ test("after hooks run on every answer: success, mapped errors, 404, 405, OPTIONS
       "Origin",
       undefined,
       undefined,
-      "Unsupported Media Type: expected a application/x-www-form-urlencoded body, got text/plain\n",
+      "Unsupported Media Type: expected an application/x-www-form-urlencoded body, got text/plain\n",
     ],
     [
       409,

@@ -78,7 +78,7 @@ test("form(): a URL-encoded body as raw entries; another media type is 415", asy
   expect(JSON.parse(form!.text)).toEqual(["x=1", "files[]=a", "x=2", "y=a+b%2Bc"]);
   expect([wrong!.status, wrong!.text]).toEqual([
     415,
-    "Unsupported Media Type: expected a application/x-www-form-urlencoded body, got text/plain\n",
+    "Unsupported Media Type: expected an application/x-www-form-urlencoded body, got text/plain\n",
   ]);
   await app.stop();
 });
@@ -193,6 +193,49 @@ test("json(): the body as JSON; invalid JSON or UTF-8 is a 400 DecodeError; boun
     [200, "invalidJson\n"],
     [200, "invalidUtf8\n"],
     [413, "Content Too Large: the request body is over maxBodyBytes (32 bytes)\n"],
+  ]);
+  await app.stop();
+});
+
+test("json() takes application/json or a +json type; any other type, or none, is a 415 a cross-site form cannot pass", async () => {
+  const app = new App();
+  app.post("/j", (ctx) => ctx.response.json(200, ctx.request.json()));
+  const server = listenQuietly(app);
+  const answers = [];
+  for (const type of [
+    "application/json",
+    "Application/JSON; charset=utf-8",
+    "application/problem+json",
+    "application/vnd.api+json ; charset=utf-8",
+    "text/plain",
+    "application/x-www-form-urlencoded",
+    "multipart/form-data; boundary=x",
+    "application/+json",
+    "application/jsonx",
+    undefined,
+  ]) {
+    const body = '{"a":1}';
+    const typeLine = type === undefined ? "" : `Content-Type: ${type}\r\n`;
+    using client = await RawClient.connect(server.port);
+    client.send(
+      `POST /j HTTP/1.1\r\nHost: h\r\n${typeLine}Content-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    const [response] = await client.responses(1);
+    answers.push(`${response!.status} ${response!.text}`);
+  }
+  const refused = (got: string) =>
+    `415 Unsupported Media Type: expected an application/json body, got ${got}\n`;
+  expect(answers).toEqual([
+    '200 {"a":1}',
+    '200 {"a":1}',
+    '200 {"a":1}',
+    '200 {"a":1}',
+    refused("text/plain"),
+    refused("application/x-www-form-urlencoded"),
+    refused("multipart/form-data"),
+    refused("application/+json"),
+    refused("application/jsonx"),
+    refused("none"),
   ]);
   await app.stop();
 });

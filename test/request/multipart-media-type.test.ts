@@ -53,7 +53,7 @@ test("the media type is trimmed of SP and HTAB only (RFC 9110 §5.6.3): U+00A0 m
     await post(server.port, "/form", formNbsp, "a=1"),
   ];
   const refused = (expected: string, got: string) =>
-    `415 Unsupported Media Type: expected a ${expected} body, got ${got}\n`;
+    `415 Unsupported Media Type: expected ${expected.startsWith("a") ? "an" : "a"} ${expected} body, got ${got}\n`;
   expect(answers).toEqual([
     "200 a",
     "200 a",
