@@ -101,6 +101,8 @@ export function createTodosApp(options: TodosOptions) {
  * The body as JSON, only when it says it is `application/json`. A form on any other site can
  * POST `text/plain` (or a form type) to this origin without asking first (no CORS preflight),
  * shaped like JSON; refusing every other type (415) leaves such a request nothing to create.
+ * `ctx.request.json()` refuses them too (a 415 `MediaTypeError`, `…+json` types allowed); this
+ * check narrows it to `application/json` and gives the example's own message and `Accept` hint.
  */
 function jsonBody(ctx: AnyContext): unknown {
   const contentType = ctx.request.header("content-type") ?? "";
