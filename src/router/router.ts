@@ -80,22 +80,26 @@ export class Router<Handler> {
   }
 
   /**
-   * A pattern that differs from one registered earlier for the same method only in its capture
-   * names (`/users/:name` after `/users/:id`) matches exactly the same paths, and the earlier
-   * wins them all: the later route could never run, so registering it is an error. An earlier
-   * `GET` answers `HEAD` too (RFC 9110 §9.3.2), so it shadows a later `HEAD` of the same shape.
+   * A pattern every path of which an earlier pattern of the same method matches could never run:
+   * the earlier wins them all. `/users/:name` after `/users/:id` (the same paths), and
+   * `/api/:id` after `/*path` (a folder of files mounted at `/`), are errors at registration,
+   * not routes that answer 404 without a word. An earlier `GET` answers `HEAD` too (RFC 9110
+   * §9.3.2), so it shadows a later `HEAD` it covers.
    */
   #refuseShadowed(method: string, added: PathPattern): void {
-    const shape = patternShape(added);
     for (const entry of this.#dynamic) {
       if (entry.pattern === added || handlerFor(entry, method) === undefined) continue;
-      if (patternShape(entry.pattern) !== shape) continue;
+      if (!coversPattern(entry.pattern, added)) continue;
       const earlier = entry.handlers.has(method) ? method : "GET";
+      const what =
+        patternShape(entry.pattern) === patternShape(added)
+          ? "matches the same paths"
+          : "matches every path it does";
       throw new TypeError(
         `corral: ${method} ${added.path} could never run: ${earlier} ` +
           `${entry.pattern.path}, registered first, ` +
           (earlier === method
-            ? "matches the same paths"
+            ? `${what}; register ${method} ${added.path} before it`
             : `answers ${method} on the same paths; register ${method} ${entry.pattern.path}`),
       );
     }
@@ -171,6 +175,35 @@ function allowValue(served: Iterable<string>): string {
   if (methods.has("GET")) methods.add("HEAD");
   methods.add("OPTIONS");
   return [...methods].join(", ");
+}
+
+/**
+ * Whether every path `later` matches, `earlier` matches too. A capture takes one non-empty
+ * segment and a final `*rest` any number, none included; static segments compare as written.
+ */
+function coversPattern(earlier: PathPattern, later: PathPattern): boolean {
+  const covering = earlier.segments;
+  const covered = later.segments;
+  const earlierRest = covering[covering.length - 1]?.kind === "rest";
+  const laterRest = covered[covered.length - 1]?.kind === "rest";
+  // The segments before a rest (or all of them) must be there in every path of `later`.
+  const fixed = earlierRest ? covering.length - 1 : covering.length;
+  const laterFixed = laterRest ? covered.length - 1 : covered.length;
+  if (earlierRest ? laterFixed < fixed : laterRest || laterFixed !== fixed) return false;
+  for (let index = 0; index < fixed; index++) {
+    const segment = covering[index]!;
+    const other = covered[index]!;
+    if (segment.kind === "capture") {
+      if (other.kind === "static" && other.text === "") return false;
+    } else if (
+      segment.kind !== "static" ||
+      other.kind !== "static" ||
+      other.text !== segment.text
+    ) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /** A pattern without its capture names: two patterns of one shape match the same paths. */

@@ -1,5 +1,8 @@
 import { expect, test } from "bun:test";
-import { App, type Context, Duration, HttpError } from "corral";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { App, type Context, Duration, HttpError, serveStatic } from "corral";
 import { createEngine } from "corral/engine";
 import { getPipelined } from "../support/get-pipelined.ts";
 
@@ -97,6 +100,49 @@ test("a HEAD route shadowed by an earlier GET of the same shape (which answers H
   expect([head.status, head.headers.get("x-head")]).toEqual([204, "7"]);
   expect([tag.status, await tag.text()]).toEqual([200, "tag x"]);
   await app.stop();
+});
+
+test("a pattern an earlier catch-all or capture covers (a folder mounted at /, then API routes) is refused; the order that works is served", async () => {
+  const site = mkdtempSync(join(tmpdir(), "corral-shadow-"));
+  writeFileSync(join(site, "index.html"), "home");
+  const refused = new App();
+  serveStatic({ root: site }).mount(refused, "/");
+  expect(() => refused.get("/api/:id", (ctx) => ctx.response.text(200, ctx.params.id))).toThrow(
+    "corral: GET /api/:id could never run: GET /*path, registered first, matches every path it does; register GET /api/:id before it",
+  );
+  // Other methods are routes of their own.
+  refused
+    .post("/files/*rest", (ctx) => ctx.response.text(200, ctx.params.rest))
+    .delete("/api/:id", (ctx) => ctx.response.setStatus(204));
+  expect(() =>
+    refused.put("/files/:name/meta", (ctx) => ctx.response.setStatus(204)),
+  ).not.toThrow();
+  expect(() => refused.post("/files/:name/meta", (ctx) => ctx.response.setStatus(204))).toThrow(
+    "POST /files/*rest, registered first, matches every path it does",
+  );
+  const nested = new App();
+  nested.get("/files/:name", (ctx) => ctx.response.text(200, ctx.params.name));
+  expect(() => nested.get("/files/:name/meta", (ctx) => ctx.response.setStatus(204))).not.toThrow();
+  expect(() => nested.get("/files/*rest", (ctx) => ctx.response.setStatus(204))).not.toThrow();
+  expect(() => nested.get("/:section/readme", (ctx) => ctx.response.setStatus(204))).not.toThrow();
+  expect(() => nested.get("/files/:other/meta", (ctx) => ctx.response.setStatus(204))).toThrow(
+    "GET /files/:name/meta, registered first, matches the same paths",
+  );
+  expect(() => nested.head("/files/*more/", (ctx) => ctx.response.setStatus(204))).toThrow(
+    '"*more" must be the last segment',
+  );
+  expect(() => nested.head("/files/x/:y", (ctx) => ctx.response.setStatus(204))).toThrow(
+    "corral: HEAD /files/x/:y could never run: GET /files/*rest, registered first, answers HEAD on the same paths; register HEAD /files/*rest",
+  );
+
+  // API routes first, then the folder: both are served.
+  const app = new App();
+  app.get("/api/:id", (ctx) => ctx.response.text(200, `api ${ctx.params.id}`));
+  serveStatic({ root: site }).mount(app, "/");
+  const [api, home] = await Promise.all([app.request("/api/7"), app.request("/")]);
+  expect([await api.text(), await home.text()]).toEqual(["api 7", "home"]);
+  await Promise.all([app.stop(), refused.stop(), nested.stop()]);
+  rmSync(site, { recursive: true });
 });
 
 test("response calls in Hono's order (value first) name corral's order, over TCP: 500 and logged", async () => {
