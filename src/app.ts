@@ -435,7 +435,12 @@ export class App<Shared = NoShared, Locals extends object = NoLocals> {
    * Under `bun --hot` it is a `TypeError` that says to use `bun --watch` (see `docs/guide.md`).
    */
   listen(options: AppListenOptions): AppServer {
-    if (this.#listening) throw new TypeError("corral: this App is already listening");
+    if (this.#listening) {
+      throw new TypeError(
+        "corral: this App is already listening (a module given to serve() or the corral " +
+          "command exports its App and must not call listen() itself)",
+      );
+    }
     if (typeof options !== "object" || options === null) {
       // listen(3000), as Elysia writes it, would otherwise fail on the port it did not find.
       throw new TypeError(

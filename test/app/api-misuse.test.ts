@@ -271,3 +271,13 @@ test("HttpError in Hono's form (options second) is a TypeError at the throw, nev
   expect(logged[0]).toContain("takes the message as a string, got object");
   await app.stop();
 });
+
+test("listen() a second time says why: an entry module for serve() must not listen itself", async () => {
+  const app = new App({ log: null }).get("/", (ctx) => ctx.response.text(200, "ok"));
+  app.listen({ port: 0 });
+  expect(() => app.listen({ port: 0 })).toThrow(
+    "corral: this App is already listening (a module given to serve() or the corral command " +
+      "exports its App and must not call listen() itself)",
+  );
+  await app.stop();
+});
