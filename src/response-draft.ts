@@ -87,6 +87,11 @@ export class ResponseDraft {
     this.#exchange.setHeader(name, value);
   }
 
+  /** @internal The type `header("Content-Type", …)` set, if that is the drafted type now. */
+  get typeFromHeader(): string | undefined {
+    return this.#typeFromHeader ? this.#contentType : undefined;
+  }
+
   /**
    * The drafted value of header `name` (case-insensitive; several lines joined with ", "), or
    * `undefined`: what `after` hooks read to decide (`Content-Type`, `Cache-Control`, `ETag`, ...).

@@ -98,8 +98,10 @@ export class TemplateSet<Name extends string = string> {
 
   /**
    * Renders template `name` with `view` and makes it the response: `status`, the page as the body
-   * (copied into staging), `Content-Type: text/html; charset=utf-8`. An unknown name is a
-   * `TypeError`; a page over `maxPageBytes` or over the staging is a `PageTooLargeError`.
+   * (copied into staging), `Content-Type: text/html; charset=utf-8` unless
+   * `response.header("Content-Type", …)` set another before (an RSS feed, an SVG). An unknown
+   * name is a `TypeError`; a page over `maxPageBytes` or over the staging is a
+   * `PageTooLargeError`.
    *
    * @example
    * templates.render(ctx.response, 200, "items", { items: [{ name: "pen" }] });
@@ -146,12 +148,16 @@ export class TemplateSet<Name extends string = string> {
     return source;
   }
 
-  /** Makes `page` the response (copied into the staging), typed as HTML. */
+  /**
+   * Makes `page` the response (copied into the staging), typed as HTML unless `header()` set a
+   * type before (a feed rendered as `application/rss+xml`).
+   */
   #answer(response: ResponseDraft, status: number, name: string, page: Uint8Array | string): void {
+    const typeFromHeader = response.typeFromHeader;
     try {
       if (typeof page === "string") response.text(status, page);
       else {
-        response.bytes(status, htmlContentType, page);
+        response.bytes(status, typeFromHeader ?? htmlContentType, page);
         // Made for this request, as a page made as a string is: it counts as its text would.
         response.countShortLivedBytes(page.length);
       }
@@ -161,6 +167,6 @@ export class TemplateSet<Name extends string = string> {
       const detail = `a page of ${length} bytes does not fit the response`;
       throw new PageTooLargeError(name, error.limit, detail, error);
     }
-    response.header("Content-Type", htmlContentType);
+    response.header("Content-Type", typeFromHeader ?? htmlContentType);
   }
 }

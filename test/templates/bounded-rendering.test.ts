@@ -149,3 +149,41 @@ test("text a lambda renders and throws away does not count; what it returns does
     new PageTooLargeError("page", "maxPageBytes", "the page is 25 bytes, over 10"),
   );
 });
+
+test("render keeps a Content-Type header() set before it (a feed), rendered as bytes or as a string; HTML otherwise", async () => {
+  const feeds = new TemplateSet({
+    templates: {
+      feed: "<rss><title>{{title}}</title></rss>",
+      // A lambda that renders the set while its page renders: that page is made as a string.
+      nested: "{{#inner}}x{{/inner}}",
+    },
+  });
+  const app = new App();
+  const rss = "application/rss+xml; charset=utf-8";
+  app.get("/feed", (ctx) => {
+    ctx.response.header("Content-Type", rss);
+    feeds.render(ctx.response, 200, "feed", { title: "a & b" });
+  });
+  app.get("/nested", (ctx) => {
+    ctx.response.header("Content-Type", rss);
+    feeds.render(ctx.response, 200, "nested", {
+      inner: () => () => feeds.renderString("feed", { title: "inner" }),
+    });
+  });
+  app.get("/page", (ctx) => {
+    ctx.response.text(200, "replaced");
+    feeds.render(ctx.response, 200, "feed", { title: "page" });
+  });
+  const answers = await Promise.all(
+    ["/feed", "/nested", "/page"].map(async (path) => {
+      const response = await app.request(path);
+      return [response.headers.get("content-type"), await response.text()];
+    }),
+  );
+  expect(answers).toEqual([
+    [rss, "<rss><title>a &amp; b</title></rss>"],
+    [rss, "<rss><title>inner</title></rss>"],
+    ["text/html; charset=utf-8", "<rss><title>page</title></rss>"],
+  ]);
+  await app.stop();
+});
