@@ -91,7 +91,7 @@ export class HandlerRun {
     return this.#host.state === readingHead;
   }
 
-  /** The handler of `exchange` returned (`failed`: threw or rejected). */
+  /** The handler of `exchange` returned (`threw`: threw or rejected). */
   settled(exchange: Exchange, _error: unknown, threw: boolean): void {
     const host = this.#host;
     if (threw) host.stats.handlerFailures++;
