@@ -129,17 +129,25 @@ function sizedStreamApp(logged: string[], outcomes: string[], withAfterHook: boo
   return app;
 }
 
+/** The sized-stream App on a free port and a raw client that sent a GET of each of `paths`. */
+async function sizedStreamRequests(withAfterHook: boolean, paths: readonly string[]) {
+  const logged: string[] = [];
+  const outcomes: string[] = [];
+  const app = sizedStreamApp(logged, outcomes, withAfterHook);
+  const client = await RawClient.connect(listenQuietly(app).port);
+  client.send(paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: h\r\n\r\n`).join(""));
+  return { app, client, logged, outcomes };
+}
+
 for (const withAfterHook of [false, true]) {
   const hooks = withAfterHook ? "with an after hook" : "without after hooks";
   test(`a handler returning short of its stream's declared length, before the first flush: 500, logged, the connection goes on (${hooks})`, async () => {
-    const logged: string[] = [];
-    const outcomes: string[] = [];
-    const app = sizedStreamApp(logged, outcomes, withAfterHook);
-    const server = listenQuietly(app);
-    using client = await RawClient.connect(server.port);
-    client.send(
-      ["/short", "/whole", "/ok"].map((path) => `GET ${path} HTTP/1.1\r\nHost: h\r\n\r\n`).join(""),
-    );
+    const { app, logged, outcomes, ...run } = await sizedStreamRequests(withAfterHook, [
+      "/short",
+      "/whole",
+      "/ok",
+    ]);
+    using client = run.client;
     const responses = await client.responses(3);
     await waitUntil(() => outcomes.length === 3, "every cleanup");
     expect({
@@ -169,14 +177,11 @@ for (const withAfterHook of [false, true]) {
   });
 
   test(`a handler returning short of its stream's declared length after the first flush: logged, the connection closes on a short body (${hooks})`, async () => {
-    const logged: string[] = [];
-    const outcomes: string[] = [];
-    const app = sizedStreamApp(logged, outcomes, withAfterHook);
-    const server = listenQuietly(app);
-    using client = await RawClient.connect(server.port);
-    client.send(
-      "GET /short-flushed HTTP/1.1\r\nHost: h\r\n\r\nGET /ok HTTP/1.1\r\nHost: h\r\n\r\n",
-    );
+    const { app, logged, outcomes, ...run } = await sizedStreamRequests(withAfterHook, [
+      "/short-flushed",
+      "/ok",
+    ]);
+    using client = run.client;
     await client.waitForClose();
     await waitUntil(() => outcomes.length === 1, "the cleanup");
     expect({
