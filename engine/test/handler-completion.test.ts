@@ -93,3 +93,37 @@ test("a thenable that calls back at once, or whose then throws, answers like a r
   ]);
   expect(server.stats().handlerFailures).toBe(1);
 });
+
+test("a handler that returns its answer (Bun.serve's Response, a string) or resolves to one failed: a bare 500, counted", async () => {
+  await using server = startServer((exchange): undefined | HandlerCompletion => {
+    exchange.writeText("drafted");
+    const path = exchange.path;
+    // Casts stand for JavaScript callers: the handler's type refuses these.
+    if (path === "/response") return new Response("hi") as never;
+    if (path === "/string") return "hi" as never;
+    if (path === "/async-response") return (async () => new Response("hi"))() as never;
+    if (path === "/async-nothing") return (async () => {})();
+    // biome-ignore lint/suspicious/noThenProperty: a completion of the application's own.
+    if (path === "/completion-value") return { then: (onDone) => onDone(42) };
+  });
+  using client = await RawClient.connect(server.port);
+  const paths = [
+    "/response",
+    "/string",
+    "/async-response",
+    "/async-nothing",
+    "/completion-value",
+    "/",
+  ];
+  client.send(paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: h\r\n\r\n`).join(""));
+  const responses = await client.responses(paths.length);
+  expect(responses.map((response) => `${response.status} ${response.text}`)).toEqual([
+    "500 Internal Server Error\n",
+    "500 Internal Server Error\n",
+    "500 Internal Server Error\n",
+    "200 drafted",
+    "500 Internal Server Error\n",
+    "200 drafted",
+  ]);
+  expect(server.stats().handlerFailures).toBe(4);
+});

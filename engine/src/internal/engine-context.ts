@@ -16,12 +16,18 @@ import type { YoungCollection } from "./young-collection.ts";
  * once, at once, with two callbacks, of which it must later call one, once (`onDone` when the
  * handler is done, `onFailed` when it failed). A layer that settles its own work can hand the
  * engine such an object and call back itself, one promise job sooner than through a promise.
+ * `onDone` with a value (an async handler's `return new Response(…)`) is a failed handler: the
+ * answer is what the exchange drafted, and that value would be lost without a word.
  */
 export interface HandlerCompletion {
-  then(onDone: () => void, onFailed: (error: unknown) => void): unknown;
+  then(onDone: (value?: unknown) => void, onFailed: (error: unknown) => void): unknown;
 }
 
-/** What the application gives the engine: called once per request with its exchange. */
+/**
+ * What the application gives the engine: called once per request with its exchange. It drafts
+ * its answer on the exchange and returns nothing, or what to await; any other value (a
+ * `Response`, as Bun.serve's `fetch` returns) is a failed handler, answered 500.
+ */
 // biome-ignore lint/suspicious/noConfusingVoidType: a handler returns nothing, or what to await.
 export type Handler = (exchange: Exchange) => void | HandlerCompletion;
 

@@ -63,9 +63,14 @@ export class HandlerRun {
       this.settled(exchange, error, true);
       return this.#requestOver();
     }
-    if (result !== undefined && typeof result.then === "function") {
-      this.#awaitHandler(result, exchange);
-      // A thenable of the application's own may have called back already.
+    if (result !== undefined) {
+      if (typeof result.then === "function") {
+        this.#awaitHandler(result, exchange);
+        // A thenable of the application's own may have called back already.
+        return this.#requestOver();
+      }
+      // A value returned as Bun.serve's fetch returns its Response: the answer is not there.
+      this.settled(exchange, result, true);
       return this.#requestOver();
     }
     this.settled(exchange, undefined, false);
@@ -77,7 +82,8 @@ export class HandlerRun {
   #awaitHandler(result: HandlerCompletion, exchange: Exchange): void {
     try {
       result.then(
-        () => this.settled(exchange, undefined, false),
+        // A value resolved (an async handler's `return new Response(…)`) is lost the same way.
+        (value?: unknown) => this.settled(exchange, value, value !== undefined),
         (error: unknown) => this.settled(exchange, error, true),
       );
     } catch (error) {
