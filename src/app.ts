@@ -15,6 +15,7 @@ import { assertNotHotReloading } from "./hot-reload.ts";
 import { type InProcessRequestInit, requestInProcess } from "./in-process.ts";
 import { type Io, systemIo } from "./io.ts";
 import { checkMiddleware, type Middleware, type NoLocals } from "./middleware.ts";
+import { refuseUnknownOptions } from "./option-names.ts";
 import type { RedisConnection } from "./redis/redis-connection.ts";
 import { type AppStats, RedisCounters } from "./redis/redis-stats.ts";
 import type { RedisSubscriber } from "./redis/redis-subscriber.ts";
@@ -135,6 +136,22 @@ export interface RouteOptions {
   readonly body?: "buffer" | "stream";
 }
 
+// Records, not lists, so that the compiler says when an option is added and not named here.
+const appOptionNames = Object.keys({
+  shared: true,
+  limits: true,
+  io: true,
+  log: true,
+  errorFormat: true,
+} satisfies Record<keyof AppOptions<unknown>, true>);
+const listenOptionNames = Object.keys({
+  hostname: true,
+  port: true,
+  reusePort: true,
+  log: true,
+} satisfies Record<keyof AppListenOptions, true>);
+const routeOptionNames = Object.keys({ body: true } satisfies Record<keyof RouteOptions, true>);
+
 /** What `app.all()` registers: every method but HEAD, which GET's handler answers. */
 const allMethods: readonly HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
@@ -184,6 +201,7 @@ export class App<Shared = NoShared, Locals extends object = NoLocals> {
       throw new TypeError(`corral: new App() takes an options object, got ${String(options)}`);
     }
     options ??= {};
+    refuseUnknownOptions(options, appOptionNames, "new App()");
     this.shared = "shared" in options ? (options.shared as Shared) : ({} as Shared);
     this.io = options.io ?? systemIo;
     const {
@@ -271,6 +289,7 @@ export class App<Shared = NoShared, Locals extends object = NoLocals> {
     assertHttpMethod(method);
     if (typeof handler !== "function")
       throw new TypeError("corral: a route handler must be a function");
+    refuseUnknownOptions(options, routeOptionNames, "app.route()");
     const body = options.body ?? "buffer";
     if (body !== "buffer" && body !== "stream") {
       throw new TypeError(`corral: route option body must be "buffer" or "stream", got ${body}`);
@@ -447,6 +466,7 @@ export class App<Shared = NoShared, Locals extends object = NoLocals> {
         `corral: listen() takes an options object, as listen({ port: 3000 }), got ${String(options)}`,
       );
     }
+    refuseUnknownOptions(options, listenOptionNames, "app.listen()");
     assertNotHotReloading();
     const engine = this.#ensureEngine();
     const { log = console.log, ...bind } = options;

@@ -4,7 +4,7 @@ import { slotReservedBytes } from "./internal/connection-parts.ts";
 import { ConnectionSlots } from "./internal/connection-slots.ts";
 import { DeadlineClock } from "./internal/deadline-clock.ts";
 import type { EngineContext } from "./internal/engine-context.ts";
-import { validateEngineOptions } from "./internal/engine-options.ts";
+import { refuseUnknownOptions, validateEngineOptions } from "./internal/engine-options.ts";
 import type { EngineSocket } from "./internal/engine-socket.ts";
 import {
   buildErrorResponses,
@@ -26,6 +26,7 @@ import { WorkerTable } from "./internal/worker-table.ts";
 import { countedEdenCollection, YoungCollection } from "./internal/young-collection.ts";
 import { budgetLine, resolveLimits } from "./limits.ts";
 import type {
+  BindOptions,
   Engine,
   EngineOptions,
   ListenOptions,
@@ -46,8 +47,14 @@ import { WebSocketEngine } from "./websocket/websocket-engine.ts";
  * } });
  */
 export function listen(options: ListenOptions): Server {
+  assertListenOptions(options);
+  refuseUnknownOptions(options, "listen()");
   validatePort(options.port);
-  return createEngine(options).listen(options);
+  const { hostname, port, reusePort, ...engineOptions } = options;
+  const bind: { -readonly [Name in keyof BindOptions]: BindOptions[Name] } = { port };
+  if (hostname !== undefined) bind.hostname = hostname;
+  if (reusePort !== undefined) bind.reusePort = reusePort;
+  return engineFor(engineOptions).listen(bind);
 }
 
 /** What a refused in-memory connection is: the 503 and the close were delivered already. */
@@ -67,7 +74,8 @@ function assertListenOptions(options: unknown): void {
 
 function validatePort(port: number): void {
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new RangeError(`corral: port must be an integer from 0 to 65535, got ${port}`);
+    const got = typeof port === "string" ? `the string "${port}"` : String(port);
+    throw new RangeError(`corral: port must be an integer from 0 to 65535, got ${got}`);
   }
 }
 
@@ -79,6 +87,11 @@ function validatePort(port: number): void {
  * const server = engine.listen({ port: 3000 });
  */
 export function createEngine(options: EngineOptions): Engine {
+  refuseUnknownOptions(options, "createEngine()");
+  return engineFor(options);
+}
+
+function engineFor(options: EngineOptions): Engine {
   const limits = resolveLimits(options.limits);
   const requestWeight = validateEngineOptions(options);
   const stats = new StatsCounters();
@@ -247,6 +260,7 @@ export function createEngine(options: EngineOptions): Engine {
     stats: () => stats.snapshot(),
     listen(options) {
       assertListenOptions(options);
+      refuseUnknownOptions(options, "engine.listen()");
       const { hostname = "127.0.0.1", port, reusePort = false } = options;
       validatePort(port);
       if (typeof reusePort !== "boolean")

@@ -157,6 +157,44 @@ test("limits are validated at listen() with a clear error", () => {
   expect(() => listen({ port: 70000, handler, log: null })).toThrow("port must be an integer");
 });
 
+test("a misspelt option of listen, createEngine or engine.listen is a TypeError naming it, not ignored", async () => {
+  const handler = () => {};
+  // Casts stand for JavaScript callers (or an options object built elsewhere): the types refuse these.
+  expect(() => listen({ port: 0, handler, log: null, reuseport: true } as never)).toThrow(
+    'corral: listen() has no option "reuseport" (its options: handler, limits, streamBodies, ' +
+      "dispatchKey, dispatchOversizedBodies, requestCollectionWeight, log, onInternalError, " +
+      "hostname, port, reusePort)",
+  );
+  expect(() => listen({ port: 0, handler, log: null, maxConnections: 8 } as never)).toThrow(
+    'listen() has no option "maxConnections"',
+  );
+  expect(() => createEngine({ handler, log: null, port: 0 } as never)).toThrow(
+    'corral: createEngine() has no option "port" (its options: handler, limits,',
+  );
+  const engine = createEngine({ handler, log: null });
+  expect(() => engine.listen({ port: 0, handler } as never)).toThrow(
+    'corral: engine.listen() has no option "handler" (its options: hostname, port, reusePort)',
+  );
+  expect(() => listen({ port: "3000" as never, handler, log: null })).toThrow(
+    'port must be an integer from 0 to 65535, got the string "3000"',
+  );
+  // Every option spelt right is taken.
+  const server = listen({
+    hostname: "127.0.0.1",
+    port: 0,
+    reusePort: false,
+    handler: (exchange) => exchange.writeText("ok"),
+    limits: { maxConnections: 8 },
+    log: null,
+    onInternalError: null,
+    requestCollectionWeight: 1,
+    dispatchOversizedBodies: false,
+  });
+  expect(server.limits.maxConnections).toBe(8);
+  await server.stop();
+  await engine.stop();
+});
+
 test("the budget line states the reservation computed from the limits", () => {
   const lines: string[] = [];
   const limits = { maxConnections: 10, workers: 2, maxBodyBytes: 1024 * 1024 };

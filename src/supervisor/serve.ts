@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type EngineStats, formatBytes } from "corral/engine";
 import { assertNotHotReloading } from "../hot-reload.ts";
+import { refuseUnknownOptions } from "../option-names.ts";
 import { type GroupStats, sumStats } from "./group-stats.ts";
 import { livenessSettings } from "./liveness.ts";
 import type { ChildMessage } from "./messages.ts";
@@ -69,6 +70,19 @@ export interface Supervisor {
   stop(options?: { readonly graceMs?: number }): Promise<void>;
 }
 
+// A record, not a list, so that the compiler says when an option is added and not named here.
+const serveOptionNames = Object.keys({
+  port: true,
+  hostname: true,
+  processes: true,
+  log: true,
+  handleSignals: true,
+  graceMs: true,
+  livenessIntervalMs: true,
+  livenessDeadlineMs: true,
+  startDeadlineMs: true,
+} satisfies Record<keyof ServeOptions, true>);
+
 /**
  * Serves the App of `entryModule` on every core: starts `processes` Bun processes, each listening
  * on `port` with reusePort, restarts one that dies (after 100 ms, doubling to at most 5 s while it
@@ -84,6 +98,7 @@ export interface Supervisor {
  */
 export async function serve(entryModule: string | URL, options: ServeOptions): Promise<Supervisor> {
   assertNotHotReloading();
+  refuseUnknownOptions(options, serveOptionNames, "serve()");
   const processes = options.processes ?? availableParallelism();
   if (!Number.isInteger(processes) || processes < 1 || processes > 1024) {
     throw new RangeError(`corral: processes must be an integer from 1 to 1024, got ${processes}`);

@@ -50,3 +50,24 @@ test("new App() with something other than an options object is a clear TypeError
   // @ts-expect-error: null is not an options object either
   expect(() => new App(null)).toThrow("corral: new App() takes an options object, got null");
 });
+
+test("a misspelt option of new App(), app.listen() or app.route() is a TypeError naming it, not ignored", async () => {
+  // Casts stand for JavaScript callers: the types refuse these.
+  expect(() => new App({ limts: { workers: 2 } } as never)).toThrow(
+    'corral: new App() has no option "limts" (its options: shared, limits, io, log, errorFormat)',
+  );
+  const app = new App({ log: null });
+  expect(() =>
+    app.route("PUT", "/upload", (ctx) => ctx.response.setStatus(204), { stream: true } as never),
+  ).toThrow('corral: app.route() has no option "stream" (its options: body)');
+  app.route("PUT", "/upload", (ctx) => ctx.response.setStatus(204), { body: "stream" });
+  expect(() => app.listen({ port: 0, log: null, reuseport: true } as never)).toThrow(
+    'corral: app.listen() has no option "reuseport" (its options: hostname, port, reusePort, log)',
+  );
+  // The refused call changed nothing: the App still listens, with its one route.
+  const server = app.listen({ hostname: "127.0.0.1", port: 0, reusePort: false, log: null });
+  using client = await RawClient.connect(server.port);
+  client.send("PUT /upload HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n");
+  expect((await client.response()).status).toBe(204);
+  await app.stop();
+});

@@ -127,6 +127,10 @@ test("processes must be a whole number from 1 to 1024, and the entry a path", as
   await expect(serve("", { port: 0, handleSignals: false })).rejects.toThrow(
     new TypeError("corral: serve() needs the path of an entry module"),
   );
+  // A misspelt option (a cast stands for JavaScript) is refused before any process starts.
+  await expect(
+    serve(entry, { port: 0, porcesses: 2, handleSignals: false, log: null } as never),
+  ).rejects.toThrow('corral: serve() has no option "porcesses" (its options: port, hostname,');
 });
 
 test("a port another group serves is refused, not shared: the clients are not split between two Apps", async () => {

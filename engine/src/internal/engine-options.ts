@@ -1,4 +1,44 @@
+import type { BindOptions, EngineOptions } from "../server-types.ts";
 import { requestsPerYoungCollection } from "./young-collection.ts";
+
+// Records, not lists, so that the compiler says when an option is added and not named here.
+const engineOptionNames: Readonly<Record<keyof EngineOptions, true>> = {
+  handler: true,
+  limits: true,
+  streamBodies: true,
+  dispatchKey: true,
+  dispatchOversizedBodies: true,
+  requestCollectionWeight: true,
+  log: true,
+  onInternalError: true,
+};
+const bindOptionNames: Readonly<Record<keyof BindOptions, true>> = {
+  hostname: true,
+  port: true,
+  reusePort: true,
+};
+
+/**
+ * Refuses an option none of `known` names: a misspelt one (`reuseport`, `maxConnections` beside
+ * `limits` instead of in it) would otherwise be ignored without a word, and what it was meant to
+ * set left at its default.
+ */
+export function refuseUnknownOptions(
+  options: object,
+  call: "createEngine()" | "listen()" | "engine.listen()",
+): void {
+  const known = [
+    ...(call === "engine.listen()" ? [] : Object.keys(engineOptionNames)),
+    ...(call === "createEngine()" ? [] : Object.keys(bindOptionNames)),
+  ];
+  for (const name of Object.keys(options)) {
+    if (!known.includes(name)) {
+      throw new TypeError(
+        `corral: ${call} has no option "${name}" (its options: ${known.join(", ")})`,
+      );
+    }
+  }
+}
 
 /** The options `createEngine` checks here (its `EngineOptions`, seen from below). */
 interface CheckedOptions {
