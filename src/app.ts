@@ -15,7 +15,7 @@ import { assertNotHotReloading } from "./hot-reload.ts";
 import { type InProcessRequestInit, requestInProcess } from "./in-process.ts";
 import { type Io, systemIo } from "./io.ts";
 import { checkMiddleware, type Middleware, type NoLocals } from "./middleware.ts";
-import { refuseUnknownOptions } from "./option-names.ts";
+import { optionNames, refuseUnknownOptions } from "./option-names.ts";
 import type { RedisConnection } from "./redis/redis-connection.ts";
 import { type AppStats, RedisCounters } from "./redis/redis-stats.ts";
 import type { RedisSubscriber } from "./redis/redis-subscriber.ts";
@@ -136,21 +136,20 @@ export interface RouteOptions {
   readonly body?: "buffer" | "stream";
 }
 
-// Records, not lists, so that the compiler says when an option is added and not named here.
-const appOptionNames = Object.keys({
+const appOptionNames = optionNames<AppOptions<unknown>>({
   shared: true,
   limits: true,
   io: true,
   log: true,
   errorFormat: true,
-} satisfies Record<keyof AppOptions<unknown>, true>);
-const listenOptionNames = Object.keys({
+});
+const listenOptionNames = optionNames<AppListenOptions>({
   hostname: true,
   port: true,
   reusePort: true,
   log: true,
-} satisfies Record<keyof AppListenOptions, true>);
-const routeOptionNames = Object.keys({ body: true } satisfies Record<keyof RouteOptions, true>);
+});
+const routeOptionNames = optionNames<RouteOptions>({ body: true });
 
 /** What `app.all()` registers: every method but HEAD, which GET's handler answers. */
 const allMethods: readonly HttpMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];

@@ -1,3 +1,11 @@
+import { optionNames, refuseUnknownOptions } from "./option-names.ts";
+
+const httpErrorOptionNames = optionNames<HttpErrorOptions>({
+  headers: true,
+  body: true,
+  cause: true,
+});
+
 /** Options of `new HttpError()`. */
 export interface HttpErrorOptions {
   /** Extra response headers, e.g. `{ "WWW-Authenticate": "Basic" }`. */
@@ -31,6 +39,7 @@ export class HttpError extends Error {
   readonly body: unknown;
 
   constructor(status: number, message: string, options: HttpErrorOptions = {}) {
+    refuseUnknownOptions(options, httpErrorOptionNames, "new HttpError()");
     if (!Number.isInteger(status) || status < 400 || status > 599) {
       throw new TypeError(`corral: HttpError status must be 400-599, got ${status}`);
     }

@@ -92,6 +92,7 @@ export {
 export { mediaTypeQuality, negotiate, parseAccept } from "./negotiation/accept.ts";
 export type { MediaRange } from "./negotiation/media-range.ts";
 export { listenersWokenPerTurn, Notifier, type NotifierListener } from "./notifier.ts";
+export { optionNames, refuseUnknownOptions } from "./option-names.ts";
 export {
   decodeText,
   formDecodeInto,

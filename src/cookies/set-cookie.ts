@@ -1,3 +1,15 @@
+import { optionNames, refuseUnknownOptions } from "../option-names.ts";
+
+const cookieOptionNames = optionNames<CookieOptions>({
+  expires: true,
+  maxAge: true,
+  path: true,
+  domain: true,
+  secure: true,
+  httpOnly: true,
+  sameSite: true,
+});
+
 /**
  * Attributes of one `Set-Cookie` header (RFC 6265 §4.1.1). Every attribute is optional; an
  * absent one is not written.
@@ -50,6 +62,7 @@ export function serializeSetCookie(
   value: string,
   options: CookieOptions = {},
 ): string {
+  refuseUnknownOptions(options, cookieOptionNames, "setCookie()");
   checkName(name);
   checkValue(name, value);
   checkSizes(name, value, options);

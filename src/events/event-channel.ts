@@ -1,6 +1,12 @@
 import { Notifier } from "../notifier.ts";
+import { optionNames, refuseUnknownOptions } from "../option-names.ts";
 import { EventRing, type EventRingRead } from "../sse/event-ring.ts";
 import type { EventSourceChannel } from "./event-source.ts";
+
+const eventChannelOptionNames = optionNames<{ replayCapacity: number; maxSubscribers: number }>({
+  replayCapacity: true,
+  maxSubscribers: true,
+});
 
 /**
  * A producer's outlet: published events go into a fixed replay ring (finite `Last-Event-ID`
@@ -21,6 +27,7 @@ export class EventChannel<Payload> implements EventSourceChannel<Payload> {
   readonly notifier: Notifier;
 
   constructor(options: { readonly replayCapacity: number; readonly maxSubscribers: number }) {
+    refuseUnknownOptions(options, eventChannelOptionNames, "new EventChannel()");
     this.ring = new EventRing<Payload>({ capacity: options.replayCapacity });
     this.notifier = new Notifier({ capacity: options.maxSubscribers });
   }

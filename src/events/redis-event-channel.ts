@@ -1,9 +1,19 @@
 import { Notifier } from "../notifier.ts";
+import { optionNames, refuseUnknownOptions } from "../option-names.ts";
 import type { RedisConnection } from "../redis/redis-connection.ts";
 import type { RedisSubscriber } from "../redis/redis-subscriber.ts";
 import type { EventRingRead, StoredEvent } from "../sse/event-ring.ts";
 import type { EventSourceChannel } from "./event-source.ts";
 import { boundsScript, publishScript, readScript } from "./redis-event-scripts.ts";
+
+const redisEventChannelOptionNames = optionNames<RedisEventChannelOptions>({
+  redis: true,
+  subscriber: true,
+  name: true,
+  replayCapacity: true,
+  maxSubscribers: true,
+  prefix: true,
+});
 
 /**
  * Options of `RedisEventChannel.open()`.
@@ -59,6 +69,7 @@ export class RedisEventChannel<Payload> implements EventSourceChannel<Payload> {
   #highestSeenId = 0;
 
   private constructor(options: RedisEventChannelOptions) {
+    refuseUnknownOptions(options, redisEventChannelOptionNames, "RedisEventChannel.open()");
     if (!Number.isSafeInteger(options.replayCapacity) || options.replayCapacity < 1) {
       throw new TypeError(
         `corral: replayCapacity must be a whole number >= 1, got ${options.replayCapacity}`,

@@ -1,5 +1,6 @@
 import type { Context } from "../context.ts";
 import { type ContinuationSpec, reportSurvivedFailure } from "../continuation.ts";
+import { optionNames, refuseUnknownOptions } from "../option-names.ts";
 import { RedisUnavailableError } from "../redis/redis-unavailable-error.ts";
 import type { EventRingRead } from "../sse/event-ring.ts";
 import { encodeGapEvent } from "../sse/gap-event.ts";
@@ -11,6 +12,20 @@ import {
 } from "../sse/sse-encoder.ts";
 import type { EventSourceChannel } from "./event-source.ts";
 import { ReadRetry } from "./read-retry.ts";
+
+const serverSentEventsOptionNames = optionNames<
+  ServerSentEventsOptions<never, never, never, never>
+>({
+  eventName: true,
+  encode: true,
+  filter: true,
+  isLast: true,
+  heartbeatMs: true,
+  startFrom: true,
+  maxEventsPerStep: true,
+  resume: true,
+  cleanup: true,
+});
 
 /** Options of `serverSentEvents()`. */
 export interface ServerSentEventsOptions<Shared, Params, Locals, Payload> {
@@ -56,6 +71,7 @@ export function serverSentEvents<Shared, Params, Locals, Payload>(
   channel: EventSourceChannel<Payload>,
   options: ServerSentEventsOptions<Shared, Params, Locals, Payload> = {},
 ): ContinuationSpec<Shared, Params, Locals, ServerSentEventsState> {
+  refuseUnknownOptions(options, serverSentEventsOptionNames, "serverSentEvents()");
   const encode = options.encode ?? ((payload: Payload) => JSON.stringify(payload));
   const retry = ReadRetry.of(channel.notifier);
   /** Each stream's `retry.news` when it last read, and whether that read failed. */

@@ -5,9 +5,19 @@ import {
   chooseContentCoding,
   evaluatePreconditions,
   middleware,
+  optionNames,
+  refuseUnknownOptions,
   type StreamEncoder,
   zlibStreamEncoder,
 } from "corral";
+
+const compressOptionNames = optionNames<CompressOptions>({
+  thresholdBytes: true,
+  codings: true,
+  types: true,
+  inlineMaxBytes: true,
+  maxEncodedStreams: true,
+});
 
 /** Options of `compress()`. */
 export interface CompressOptions {
@@ -109,6 +119,7 @@ function varies(vary: string | undefined): boolean {
  * app.use(etag()).use(compress({ thresholdBytes: 2048 }));
  */
 export function compress(options: CompressOptions = {}) {
+  refuseUnknownOptions(options, compressOptionNames, "compress()");
   const threshold = options.thresholdBytes ?? 1024;
   const inlineMax = options.inlineMaxBytes ?? 32 * 1024;
   // zstd first: as small as br at these levels for a fraction of its CPU, where clients take it.

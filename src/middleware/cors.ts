@@ -1,4 +1,19 @@
-import { type AnyContext, isTokenCode, middleware } from "corral";
+import {
+  type AnyContext,
+  isTokenCode,
+  middleware,
+  optionNames,
+  refuseUnknownOptions,
+} from "corral";
+
+const corsOptionNames = optionNames<CorsOptions>({
+  origin: true,
+  credentials: true,
+  methods: true,
+  allowHeaders: true,
+  exposeHeaders: true,
+  maxAgeSeconds: true,
+});
 
 /** Options of `cors()`. */
 export interface CorsOptions {
@@ -39,6 +54,7 @@ const defaultMethods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
  * app.use(cors({ origin: ["https://app.example"], credentials: true }));
  */
 export function cors(options: CorsOptions) {
+  refuseUnknownOptions(options, corsOptionNames, "cors()");
   const allows = originMatcher(options);
   const credentials = options.credentials === true;
   const methods = (options.methods ?? defaultMethods).join(", ");

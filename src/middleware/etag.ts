@@ -1,4 +1,15 @@
-import { evaluatePreconditions, HttpError, middleware, parseHttpDate } from "corral";
+import {
+  evaluatePreconditions,
+  HttpError,
+  middleware,
+  optionNames,
+  parseHttpDate,
+  refuseUnknownOptions,
+} from "corral";
+
+const etagOptionNames = optionNames<EtagOptions>({
+  weak: true,
+});
 
 /** Options of `etag()`. */
 export interface EtagOptions {
@@ -42,6 +53,7 @@ export function contentTag(body: Uint8Array, weak = false): string {
  * app.use(etag()).use(compress());
  */
 export function etag(options: EtagOptions = {}) {
+  refuseUnknownOptions(options, etagOptionNames, "etag()");
   const weak = options.weak === true;
   return middleware({
     after(ctx) {

@@ -1,5 +1,18 @@
-import { type AnyContext, middleware, type RequestOutcome, writerSink } from "corral";
+import {
+  type AnyContext,
+  middleware,
+  optionNames,
+  type RequestOutcome,
+  refuseUnknownOptions,
+  writerSink,
+} from "corral";
 import { LogQueue, type LogQueueStats, type LogSink } from "./log-queue.ts";
+
+const loggerOptionNames = optionNames<LoggerOptions>({
+  sink: true,
+  maxQueuedLines: true,
+  maxQueuedBytes: true,
+});
 
 /** One request as `logger()` writes it, one JSON object per line. */
 export interface RequestLogLine {
@@ -81,6 +94,7 @@ const stdoutSink: LogSink = (text) => {
  * log.stats().dropped; // 0
  */
 export function logger(options: LoggerOptions = {}) {
+  refuseUnknownOptions(options, loggerOptionNames, "logger()");
   const queue = new LogQueue(options.sink ?? stdoutSink, {
     maxQueuedLines: options.maxQueuedLines ?? defaultMaxQueuedLines,
     maxQueuedBytes: options.maxQueuedBytes ?? defaultMaxQueuedBytes,

@@ -1,6 +1,15 @@
-import { type AnyContext, HttpError, middleware } from "corral";
+import { type AnyContext, HttpError, middleware, optionNames, refuseUnknownOptions } from "corral";
 import { peerKey } from "./peer-key.ts";
 import { type RateLimitDecision, type RateLimitStore, RateLimitTable } from "./rate-limit-table.ts";
+
+const rateLimitOptionNames = optionNames<RateLimitOptions>({
+  limit: true,
+  windowMs: true,
+  key: true,
+  store: true,
+  capacity: true,
+  policyName: true,
+});
 
 /** Options of `rateLimit()`. */
 export interface RateLimitOptions {
@@ -30,6 +39,7 @@ export interface RateLimitOptions {
  * app.use(rateLimit({ limit: 100, windowMs: 60_000 }));
  */
 export function rateLimit(options: RateLimitOptions) {
+  refuseUnknownOptions(options, rateLimitOptionNames, "rateLimit()");
   const { limit } = options;
   const windowMs = options.windowMs ?? 60_000;
   if (!Number.isSafeInteger(limit) || limit < 1) {

@@ -1,4 +1,10 @@
-import { type AnyContext, middleware } from "corral";
+import { type AnyContext, middleware, optionNames, refuseUnknownOptions } from "corral";
+
+const requestIdOptionNames = optionNames<RequestIdOptions>({
+  header: true,
+  trustIncoming: true,
+  generate: true,
+});
 
 /** The local `requestId()` adds. */
 export interface RequestIdLocals {
@@ -54,6 +60,7 @@ export function isValidRequestId(value: string): boolean {
  * app.get("/", (ctx) => ctx.response.text(200, ctx.locals.requestId));
  */
 export function requestId(options: RequestIdOptions = {}) {
+  refuseUnknownOptions(options, requestIdOptionNames, "requestId()");
   const header = options.header ?? "X-Request-Id";
   const lowerHeader = header.toLowerCase();
   const trust = options.trustIncoming ?? false;

@@ -1,4 +1,11 @@
-import { isTokenCode, middleware } from "corral";
+import { isTokenCode, middleware, optionNames, refuseUnknownOptions } from "corral";
+
+const secureHeadersOptionNames = optionNames<SecureHeadersOptions>({
+  headers: true,
+  behindTls: true,
+  hstsMaxAgeSeconds: true,
+  hstsIncludeSubDomains: true,
+});
 
 /**
  * The headers `secureHeaders()` sends by default: helmet's set. Each can be replaced with
@@ -52,6 +59,7 @@ export interface SecureHeadersOptions {
  * app.use(secureHeaders({ headers: { "X-Frame-Options": "DENY" }, behindTls: true }));
  */
 export function secureHeaders(options: SecureHeadersOptions = {}) {
+  refuseUnknownOptions(options, secureHeadersOptionNames, "secureHeaders()");
   // Keyed by lower-case name (RFC 9110 §5.1: names are case-insensitive), so an option named
   // "x-frame-options" replaces or removes the default "X-Frame-Options" instead of adding a
   // second line beside it.

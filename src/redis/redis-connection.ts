@@ -1,5 +1,13 @@
 import { RedisClient } from "bun";
+import { optionNames, refuseUnknownOptions } from "../option-names.ts";
 import { RedisUnavailableError } from "./redis-unavailable-error.ts";
+
+const redisConnectionOptionNames = optionNames<RedisConnectionOptions>({
+  url: true,
+  maxPendingCommands: true,
+  commandTimeoutMs: true,
+  connectTimeoutMs: true,
+});
 
 /**
  * Options of `RedisConnection.open()`.
@@ -112,6 +120,7 @@ export class RedisConnection {
   #refusedByRedis = 0;
 
   private constructor(options: RedisConnectionOptions) {
+    refuseUnknownOptions(options, redisConnectionOptionNames, "RedisConnection.open()");
     this.url = redactUrl(options.url);
     this.maxPendingCommands = wholeNumber(options.maxPendingCommands, 1024, "maxPendingCommands");
     this.commandTimeoutMs = wholeNumber(options.commandTimeoutMs, 1000, "commandTimeoutMs");

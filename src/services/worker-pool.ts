@@ -1,3 +1,4 @@
+import { optionNames, refuseUnknownOptions } from "../option-names.ts";
 import { awaitOffWorkerUnseen } from "../waiting/off-worker.ts";
 import { currentExchange, enableRequestScope } from "../waiting/request-scope.ts";
 import type { ResultMessage } from "./internal/job-messages.ts";
@@ -18,6 +19,22 @@ import {
   type WorkerPoolOptions,
 } from "./worker-pool-options.ts";
 import type { JobCounter, WorkerPoolStats } from "./worker-pool-stats.ts";
+
+const workerPoolOptionNames = optionNames<WorkerPoolOptions>({
+  script: true,
+  threads: true,
+  maxQueuedJobs: true,
+  jobTimeoutMs: true,
+  cancelGraceMs: true,
+  io: true,
+  name: true,
+});
+
+const runOptionNames = optionNames<RunOptions>({
+  context: true,
+  signal: true,
+  timeoutMs: true,
+});
 
 /**
  * A fixed set of worker threads that run blocking or CPU-heavy jobs off the event loop, so the
@@ -75,6 +92,7 @@ export class WorkerPool<Request, Response> implements AsyncDisposable {
   #terminated = false;
 
   constructor(options: WorkerPoolOptions) {
+    refuseUnknownOptions(options, workerPoolOptionNames, "new WorkerPool()");
     this.#options = resolveWorkerPoolOptions(options);
     enableRequestScope();
     const events: SlotEvents = {
@@ -112,6 +130,7 @@ export class WorkerPool<Request, Response> implements AsyncDisposable {
    * const thumbnail = await pool.run({ path, width: 320 }, { context: ctx, timeoutMs: 2_000 });
    */
   run(request: Request, options: RunOptions = {}): Promise<Response> {
+    refuseUnknownOptions(options, runOptionNames, "pool.run()");
     const { jobTimeoutMs, maxQueuedJobs } = this.#options;
     const { context } = options;
     const timeoutMs =

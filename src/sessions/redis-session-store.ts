@@ -1,4 +1,5 @@
 import { type Io, systemIo } from "../io.ts";
+import { optionNames, refuseUnknownOptions } from "../option-names.ts";
 import type { RedisConnection } from "../redis/redis-connection.ts";
 import { createScript, getScript, revokeScript } from "./redis-session-scripts.ts";
 import { frozenSessionData, sessionJson } from "./session-data.ts";
@@ -6,6 +7,15 @@ import { SessionStoreFullError } from "./session-errors.ts";
 import type { SessionStorage } from "./session-storage.ts";
 import type { Session } from "./session-store.ts";
 import { decodeSessionToken, generateSessionToken, sessionTokenBytes } from "./session-token.ts";
+
+const redisSessionStoreOptionNames = optionNames<RedisSessionStoreOptions<unknown>>({
+  redis: true,
+  capacity: true,
+  lifetimeMs: true,
+  prefix: true,
+  io: true,
+  perOwner: true,
+});
 
 /**
  * Options of `new RedisSessionStore()`.
@@ -66,6 +76,7 @@ export class RedisSessionStore<Data> implements SessionStorage<Data> {
   readonly #hasher = new Bun.CryptoHasher("sha256");
 
   constructor(options: RedisSessionStoreOptions<Data>) {
+    refuseUnknownOptions(options, redisSessionStoreOptionNames, "new RedisSessionStore()");
     const { capacity, lifetimeMs } = options;
     if (!Number.isSafeInteger(capacity) || capacity < 1) {
       throw new RangeError(

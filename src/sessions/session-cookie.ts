@@ -1,6 +1,12 @@
 import { type CookieOptions, serializeSetCookie } from "../cookies/set-cookie.ts";
+import { optionNames, refuseUnknownOptions } from "../option-names.ts";
 import type { RequestView } from "../request-view.ts";
 import type { ResponseDraft } from "../response-draft.ts";
+
+const sessionCookieOptionNames = optionNames<SessionCookieOptions>({
+  name: true,
+  secure: true,
+});
 
 /**
  * Options of `new SessionCookie()`.
@@ -41,6 +47,7 @@ export class SessionCookie {
   readonly #attributes: CookieOptions;
 
   constructor(options: SessionCookieOptions) {
+    refuseUnknownOptions(options, sessionCookieOptionNames, "new SessionCookie()");
     if (typeof options.secure !== "boolean") {
       throw new TypeError("corral: SessionCookie needs secure: true (HTTPS) or false (plain HTTP)");
     }

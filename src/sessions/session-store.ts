@@ -1,9 +1,16 @@
 import { type Io, systemIo } from "../io.ts";
+import { optionNames, refuseUnknownOptions } from "../option-names.ts";
 import { constantTimeEqual } from "./constant-time-equal.ts";
 import { frozenSessionData, sessionJson } from "./session-data.ts";
 import { SessionStoreFullError } from "./session-errors.ts";
 import type { SessionStorage } from "./session-storage.ts";
 import { decodeSessionToken, generateSessionToken, sessionTokenBytes } from "./session-token.ts";
+
+const sessionStoreOptionNames = optionNames<SessionStoreOptions>({
+  capacity: true,
+  lifetimeMs: true,
+  io: true,
+});
 
 /**
  * Options of `new SessionStore()`.
@@ -109,6 +116,7 @@ export class SessionStore<Data> implements SessionStorage<Data> {
   #newest = noSlot;
 
   constructor(options: SessionStoreOptions) {
+    refuseUnknownOptions(options, sessionStoreOptionNames, "new SessionStore()");
     const { capacity, lifetimeMs } = options;
     if (!Number.isSafeInteger(capacity) || capacity < 1 || capacity > maxSessionCapacity) {
       throw new RangeError(

@@ -1,6 +1,7 @@
 import { realpathSync } from "node:fs";
 import { sep } from "node:path";
 import type { ContentCoding } from "../http/content-coding.ts";
+import { optionNames, refuseUnknownOptions } from "../option-names.ts";
 import { canonicalPath } from "../router/canonical-path.ts";
 import { contentTypeFor, isCompressibleType } from "./content-types.ts";
 import { MemoryFile } from "./memory-file.ts";
@@ -11,6 +12,13 @@ import {
   type StaticFile,
   variantSuffixes,
 } from "./static-file.ts";
+
+const embeddedAssetsOptionNames = optionNames<EmbeddedAssetsOptions>({
+  allowDotfiles: true,
+  precompress: true,
+  maxTotalBytes: true,
+  indexFile: true,
+});
 
 /**
  * Options of `EmbeddedAssets`.
@@ -58,6 +66,7 @@ export class EmbeddedAssets implements FileSource {
   readonly #maxTotalBytes: number;
 
   private constructor(options: EmbeddedAssetsOptions) {
+    refuseUnknownOptions(options, embeddedAssetsOptionNames, "EmbeddedAssets");
     this.#indexFile = options.indexFile === null ? undefined : (options.indexFile ?? "index.html");
     this.#maxTotalBytes = options.maxTotalBytes ?? defaultMaxTotalBytes;
   }

@@ -2,6 +2,7 @@ import type { App } from "../app.ts";
 import type { Context } from "../context.ts";
 import { defaultRangeLimits, type RangeLimits } from "../http/byte-ranges.ts";
 import type { ContentCoding } from "../http/content-coding.ts";
+import { optionNames, refuseUnknownOptions } from "../option-names.ts";
 import { canonicalPath } from "../router/canonical-path.ts";
 import { type CacheControlPolicy, cacheControlFor } from "./cache-control.ts";
 import { contentTypeFor, isCompressibleType } from "./content-types.ts";
@@ -9,6 +10,20 @@ import { DiskSource } from "./disk-source.ts";
 import type { EmbeddedAssets } from "./embedded-assets.ts";
 import { answerFile } from "./file-answer.ts";
 import type { FileSource } from "./static-file.ts";
+
+const staticFilesOptionNames = optionNames<StaticFilesOptions>({
+  root: true,
+  assets: true,
+  allowDotfiles: true,
+  indexFile: true,
+  precompressed: true,
+  cacheControl: true,
+  contentTypes: true,
+  rangeLimits: true,
+  memoryCache: true,
+  windowsNames: true,
+  sendfile: true,
+});
 
 /**
  * Options of `serveStatic`: exactly one of `root` and `assets`.
@@ -82,6 +97,7 @@ export class StaticFiles {
 
   /** @internal Made by `serveStatic`. */
   constructor(options: StaticFilesOptions) {
+    refuseUnknownOptions(options, staticFilesOptionNames, "serveStatic()");
     if ((options.root === undefined) === (options.assets === undefined)) {
       throw new TypeError("corral: serveStatic needs exactly one of root and assets");
     }

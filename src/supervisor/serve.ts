@@ -3,7 +3,7 @@ import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type EngineStats, formatBytes } from "corral/engine";
 import { assertNotHotReloading } from "../hot-reload.ts";
-import { refuseUnknownOptions } from "../option-names.ts";
+import { optionNames, refuseUnknownOptions } from "../option-names.ts";
 import { type GroupStats, sumStats } from "./group-stats.ts";
 import { livenessSettings } from "./liveness.ts";
 import type { ChildMessage } from "./messages.ts";
@@ -70,8 +70,7 @@ export interface Supervisor {
   stop(options?: { readonly graceMs?: number }): Promise<void>;
 }
 
-// A record, not a list, so that the compiler says when an option is added and not named here.
-const serveOptionNames = Object.keys({
+const serveOptionNames = optionNames<ServeOptions>({
   port: true,
   hostname: true,
   processes: true,
@@ -81,7 +80,7 @@ const serveOptionNames = Object.keys({
   livenessIntervalMs: true,
   livenessDeadlineMs: true,
   startDeadlineMs: true,
-} satisfies Record<keyof ServeOptions, true>);
+});
 
 /**
  * Serves the App of `entryModule` on every core: starts `processes` Bun processes, each listening

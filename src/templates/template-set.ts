@@ -1,8 +1,15 @@
 import { defaultLimits, ResponseLimitError } from "corral/engine";
+import { optionNames, refuseUnknownOptions } from "../option-names.ts";
 import type { ResponseDraft } from "../response-draft.ts";
 import { compileSources } from "./internal/compile-sources.ts";
 import { PageWriter } from "./internal/page-writer.ts";
 import { PageTooLargeError } from "./template-errors.ts";
+
+const templateSetOptionNames = optionNames<TemplateSetOptions<string>>({
+  templates: true,
+  partials: true,
+  maxPageBytes: true,
+});
 
 /**
  * The Content-Type of every rendered page.
@@ -74,6 +81,7 @@ export class TemplateSet<Name extends string = string> {
   readonly #writer: PageWriter;
 
   constructor(options: TemplateSetOptions<Name>) {
+    refuseUnknownOptions(options, templateSetOptionNames, "new TemplateSet()");
     const maxPageBytes = options.maxPageBytes ?? defaultLimits.stagingBytes;
     if (!Number.isSafeInteger(maxPageBytes) || maxPageBytes < 1) {
       throw new RangeError(

@@ -1,6 +1,13 @@
+import { optionNames, refuseUnknownOptions } from "../option-names.ts";
 import type { RedisConnection } from "../redis/redis-connection.ts";
 import type { RedisSubscriber } from "../redis/redis-subscriber.ts";
 import type { RoomBridge, Rooms } from "./rooms.ts";
+
+const redisRoomBridgeOptionNames = optionNames<RedisRoomBridgeOptions>({
+  redis: true,
+  subscriber: true,
+  channel: true,
+});
 
 /** Options of `RedisRoomBridge.open()`. */
 export interface RedisRoomBridgeOptions {
@@ -47,6 +54,7 @@ export class RedisRoomBridge implements RoomBridge {
   #received = 0;
 
   private constructor(rooms: Rooms, options: RedisRoomBridgeOptions) {
+    refuseUnknownOptions(options, redisRoomBridgeOptionNames, "RedisRoomBridge");
     this.#rooms = rooms;
     this.#redis = options.redis;
     this.#channel = options.channel ?? "corral:rooms";

@@ -65,6 +65,15 @@ describe("WorkerPool: results", () => {
     });
   });
 
+  test("run() refuses a misspelt option (timeout for timeoutMs) before the job is queued", async () => {
+    await using workers = pool({ threads: 1 });
+    expect(() => workers.run(echo("a"), { timeout: 5 } as never)).toThrow(
+      'corral: pool.run() has no option "timeout" (its options: context, signal, timeoutMs)',
+    );
+    expect((await workers.run(echo("b"), { timeoutMs: 1000 })).value).toBe("b");
+    expect(workers.stats().completed).toBe(1);
+  });
+
   test("a job sent while the script is still setting itself up is not lost", async () => {
     await using greeter = new WorkerPool<string, string>({
       script: new URL("./fixtures/slow-start-worker.ts", import.meta.url),
