@@ -482,6 +482,8 @@ export class App<Shared = NoShared, Locals extends object = NoLocals> {
 
   /** Stops serving: see the engine's `stop`. */
   async stop(options?: { readonly graceMs?: number }): Promise<void> {
+    // Checked before anything stops: the engine would refuse it with the App half stopped.
+    if (options !== undefined) refuseUnknownOptions(options, ["graceMs"], "stop()");
     this.#stopped = true;
     await this.#engine?.stop(options);
     // What the last second counted without logging is written now, not lost with the process.

@@ -347,7 +347,9 @@ function engineFor(options: EngineOptions): Engine {
         },
       };
     },
-    stop({ graceMs = 5000 } = {}) {
+    stop(options = {}) {
+      refuseUnknownOptions(options, "stop()");
+      const { graceMs = 5000 } = options;
       if (stopped !== null) return stopped;
       context.stopping = true;
       listener?.stop(false);

@@ -191,7 +191,10 @@ test("a misspelt option of listen, createEngine or engine.listen is a TypeError 
     dispatchOversizedBodies: false,
   });
   expect(server.limits.maxConnections).toBe(8);
-  await server.stop();
+  expect(() => server.stop({ grace: 10 } as never)).toThrow(
+    'corral: stop() has no option "grace" (its options: graceMs)',
+  );
+  await server.stop({ graceMs: 10 });
   await engine.stop();
 });
 

@@ -188,7 +188,9 @@ export async function serve(entryModule: string | URL, options: ServeOptions): P
     restartTimers.add(timer);
   }
 
-  function stop({ graceMs: stopGraceMs = graceMs } = {}): Promise<void> {
+  function stop(stopOptions: { readonly graceMs?: number } = {}): Promise<void> {
+    refuseUnknownOptions(stopOptions, ["graceMs"], "stop()");
+    const stopGraceMs = stopOptions.graceMs ?? graceMs;
     stopping ??= (async () => {
       for (const timer of restartTimers) clearTimeout(timer);
       await Promise.all([...running].map((child) => child.stop(stopGraceMs)));

@@ -69,5 +69,8 @@ test("a misspelt option of new App(), app.listen() or app.route() is a TypeError
   using client = await RawClient.connect(server.port);
   client.send("PUT /upload HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n");
   expect((await client.response()).status).toBe(204);
-  await app.stop();
+  await expect(app.stop({ grace: 10 } as never)).rejects.toThrow(
+    'corral: stop() has no option "grace" (its options: graceMs)',
+  );
+  await app.stop({ graceMs: 10 });
 });

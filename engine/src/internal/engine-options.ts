@@ -25,12 +25,15 @@ const bindOptionNames: Readonly<Record<keyof BindOptions, true>> = {
  */
 export function refuseUnknownOptions(
   options: object,
-  call: "createEngine()" | "listen()" | "engine.listen()",
+  call: "createEngine()" | "listen()" | "engine.listen()" | "stop()",
 ): void {
-  const known = [
-    ...(call === "engine.listen()" ? [] : Object.keys(engineOptionNames)),
-    ...(call === "createEngine()" ? [] : Object.keys(bindOptionNames)),
-  ];
+  const known =
+    call === "stop()"
+      ? ["graceMs"]
+      : [
+          ...(call === "engine.listen()" ? [] : Object.keys(engineOptionNames)),
+          ...(call === "createEngine()" ? [] : Object.keys(bindOptionNames)),
+        ];
   for (const name of Object.keys(options)) {
     if (!known.includes(name)) {
       throw new TypeError(
