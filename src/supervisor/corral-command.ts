@@ -7,10 +7,9 @@ import { serve } from "./serve.ts";
 const usage =
   "usage: corral <entry module> --port <0-65535> [--processes <n>] [--hostname <address>]";
 const parsed = parseServeArguments(process.argv.slice(2));
-if (typeof parsed === "string" || parsed.rest.length !== 1 || parsed.port === undefined) {
-  console.error(
-    `${typeof parsed === "string" ? parsed : "missing entry module or --port"}\n${usage}`,
-  );
+const problem = argumentProblem(parsed);
+if (typeof parsed === "string" || problem !== undefined || parsed.port === undefined) {
+  console.error(`${problem}\n${usage}`);
   process.exit(2);
 }
 try {
@@ -25,4 +24,17 @@ try {
 } catch (error) {
   console.error(error instanceof Error ? error.message : String(error));
   process.exit(1);
+}
+
+/** What is wrong with the arguments besides a malformed number, if anything. */
+function argumentProblem(parsed: ReturnType<typeof parseServeArguments>): string | undefined {
+  if (typeof parsed === "string") return parsed;
+  // An option it does not know would otherwise be taken for the entry module's path.
+  const unknown = parsed.rest.find((argument) => argument.startsWith("-"));
+  if (unknown !== undefined) return `unknown option ${JSON.stringify(unknown)}`;
+  if (parsed.rest.length === 0) return "missing entry module";
+  if (parsed.rest.length > 1)
+    return `one entry module, got ${parsed.rest.length}: ${parsed.rest.join(" ")}`;
+  if (parsed.port === undefined) return "missing --port";
+  return undefined;
 }

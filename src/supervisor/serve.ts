@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -112,6 +113,10 @@ export async function serve(entryModule: string | URL, options: ServeOptions): P
       "corral: serve() needs bun and the entry module on disk; a compiled executable can be run " +
         "N times with listen({ reusePort: true }) instead",
     );
+  }
+  if (!existsSync(entryPath)) {
+    // Checked here: every process would fail to load it, each with its own stack.
+    throw new TypeError(`corral: serve() found no entry module at ${entryPath}`);
   }
   const liveness = livenessSettings(options);
   const hostname = options.hostname ?? "127.0.0.1";

@@ -51,3 +51,25 @@ test("the corral command rejects a bad --processes with a usage error", async ()
   expect(await child.exited).toBe(2);
   expect(await new Response(child.stderr).text()).toContain("invalid processes");
 });
+
+test("the corral command names what is wrong: an unknown option, a missing or second entry, a missing port", async () => {
+  const run = async (args: string[]) => {
+    const child = Bun.spawn(["bun", command, ...args], { stdout: "pipe", stderr: "pipe" });
+    const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
+    return `${code} ${stderr.split("\n")[0]}`;
+  };
+  const answers = await Promise.all([
+    run([entry, "--port", "0", "--procesess", "2"]),
+    run(["--port", "0"]),
+    run([entry, entry, "--port", "0"]),
+    run([entry]),
+    run([`${entry}.missing`, "--port", "0"]),
+  ]);
+  expect(answers).toEqual([
+    '2 unknown option "--procesess"',
+    "2 missing entry module",
+    `2 one entry module, got 2: ${entry} ${entry}`,
+    "2 missing --port",
+    `1 corral: serve() found no entry module at ${entry}.missing`,
+  ]);
+});

@@ -127,6 +127,10 @@ test("processes must be a whole number from 1 to 1024, and the entry a path", as
   await expect(serve("", { port: 0, handleSignals: false })).rejects.toThrow(
     new TypeError("corral: serve() needs the path of an entry module"),
   );
+  // A path with no file behind it is refused before any process starts.
+  await expect(serve(`${entry}.missing`, { port: 0, handleSignals: false })).rejects.toThrow(
+    new TypeError(`corral: serve() found no entry module at ${entry}.missing`),
+  );
   // A misspelt option (a cast stands for JavaScript) is refused before any process starts.
   await expect(
     serve(entry, { port: 0, porcesses: 2, handleSignals: false, log: null } as never),
