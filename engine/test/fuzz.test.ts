@@ -18,43 +18,10 @@ import {
   parseRequestHead,
 } from "../src/parser/request-head.ts";
 import { RawClient } from "./support/raw-client.ts";
+import { caseSeed, masterSeed, SeededRandom } from "./support/seeded-random.ts";
 import { echoHandler, startServer } from "./support/test-server.ts";
 
-const masterSeed = Number(process.env.CORRAL_FUZZ_SEED ?? 0x2b1f_c0de) >>> 0;
-
-/** mulberry32: a tiny seeded PRNG, uniform in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let mixed = Math.imul(state ^ (state >>> 15), state | 1);
-    mixed ^= mixed + Math.imul(mixed ^ (mixed >>> 7), mixed | 61);
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** The seed of case `index` of a run, so that one case can be replayed alone. */
-function caseSeed(run: string, index: number): number {
-  let hash = masterSeed;
-  for (let at = 0; at < run.length; at++) hash = Math.imul(hash ^ run.charCodeAt(at), 0x01000193);
-  return (hash ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0;
-}
-
-class Mutator {
-  readonly #random: () => number;
-
-  constructor(seed: number) {
-    this.#random = mulberry32(seed);
-  }
-
-  below(limit: number): number {
-    return Math.floor(this.#random() * limit);
-  }
-
-  pick<T>(items: readonly T[]): T {
-    return items[this.below(items.length)]!;
-  }
-
+class Mutator extends SeededRandom {
   /** Applies 0-4 byte-level mutations (none in about one case of twelve). */
   mutate(source: Uint8Array): Uint8Array {
     const bytes = Array.from(source);
@@ -88,14 +55,6 @@ class Mutator {
     }
     if (bytes.length === 0) bytes.push(0x0d);
     return new Uint8Array(bytes);
-  }
-
-  /** 0-3 sorted cut points inside `length`, splitting the bytes into up to four writes. */
-  cuts(length: number): number[] {
-    const cuts = new Set<number>();
-    const count = this.below(4);
-    for (let index = 0; index < count && length > 1; index++) cuts.add(1 + this.below(length - 1));
-    return [...cuts].sort((left, right) => left - right);
   }
 }
 
