@@ -224,6 +224,17 @@ export class Connection
     }
   }
 
+  /**
+   * Half-closes, then reads and drops what the client still sends for a moment before closing:
+   * closed at once with bytes unread, the connection would be reset, and the client lose what it
+   * has not read yet (a WebSocket's close frame after a protocol error, RFC 6455 §7.1.7).
+   */
+  lingerClose(): void {
+    this.ending = "linger";
+    this.state = closing;
+    this.closer.finish();
+  }
+
   /** Aborts the connection at once (RST), for stalled writers and forced stops. */
   terminate(): void {
     const socket = this.socket;
@@ -277,15 +288,15 @@ export class Connection
     if (this.socket === null) return;
     const state = this.state;
     if (this.input.pending || this.input.dropping || state === waitingWorker) {
-      this.#pause();
+      this.pauseReading();
       if (state === readingHead) this.closer.keepOrDropUnreadInput();
     } else if (state === readingHead || state === readingBody) {
-      this.#resume();
+      this.resumeReading();
       if (this.idle) this.context.connectionIdle(this.slot);
     } else if (this.upload.open) {
       // A streamed body is read only while the handler waits for it.
-      if (this.upload.waiting) this.#resume();
-      else this.#pause();
+      if (this.upload.waiting) this.resumeReading();
+      else this.pauseReading();
     }
   }
 
@@ -372,18 +383,15 @@ export class Connection
     this.upload.reset();
   }
 
-  #pause(): void {
+  /** Pauses reading (also a WebSocket session's, while a message is handled). */
+  pauseReading(): void {
     if (this.#paused || this.socket === null) return;
     this.#paused = true;
     this.socket.pause();
   }
 
-  /** Resumes reading (after an error answer, to read and drop what the client still sends). */
+  /** Resumes reading (also after an error answer, to read and drop what the client sends). */
   resumeReading(): void {
-    this.#resume();
-  }
-
-  #resume(): void {
     if (!this.#paused || this.socket === null) return;
     this.#paused = false;
     this.socket.resume();

@@ -34,9 +34,10 @@ export interface SwitchHost {
   deadlineAt: number;
   /** Ends the request as published (the worker goes back) so the slot is free for the switch. */
   readonly run: { requestDone(): void };
-  close(): void;
   terminate(): void;
+  lingerClose(): void;
   onClose(): void;
+  pauseReading(): void;
   resumeReading(): void;
 }
 
@@ -173,15 +174,20 @@ export class WebSocketSwitch implements WebSocketTransport {
   }
 
   pause(): void {
-    this.#host.socket?.pause();
+    this.#host.pauseReading();
   }
 
   resume(): void {
-    this.#host.socket?.resume();
+    this.#host.resumeReading();
   }
 
+  /**
+   * Our close frame is out: the TCP connection ends, lingering. The client may have sent more
+   * (frames after one that broke the protocol, or after its close); closed at once with those
+   * unread, the connection would be reset and the client lose our close frame.
+   */
   end(): void {
-    this.#host.close();
+    this.#host.lingerClose();
   }
 
   terminate(): void {

@@ -1,9 +1,10 @@
 // Seeded random frame streams, valid and broken, against the reference decoder
 // (support/reference-frames.ts): corral's streaming FrameParser must see the same messages,
 // control frames and first error, whether the bytes come at once, in random pieces or one at a
-// time.
+// time; and over TCP an echo server must answer each stream as the reference says it should.
 // Set CORRAL_FUZZ_SEED to replay another run; every failure names the seed of its case.
 import { expect, test } from "bun:test";
+import { validateHandshake, type WebSocketHandler } from "../../index.ts";
 import {
   type FrameLimits,
   FrameParser,
@@ -14,6 +15,9 @@ import {
 } from "../../src/websocket/frame-parser.ts";
 import { type ReferenceEvent, referenceDecode } from "../support/reference-frames.ts";
 import { caseSeed, masterSeed } from "../support/seeded-random.ts";
+import { startServer } from "../support/test-server.ts";
+import { RawWebSocket } from "../support/websocket-client.ts";
+import type { ServerFrame } from "../support/websocket-frames.ts";
 import { FrameStreamMaker } from "../support/websocket-fuzz-streams.ts";
 
 const cases = 3000;
@@ -127,5 +131,160 @@ test(`${cases} random frame streams: the streaming parser agrees with the refere
     mismatchCount: 0,
     reached: [true, true, true, true],
     someMessages: true,
+  });
+}, 60_000);
+
+// ---- over TCP ------------------------------------------------------------------------------------
+
+const socketCases = 1000;
+const parallelSockets = 16;
+const textDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/** What an echo server must send for a stream: its echoes, its pongs, and the close code. */
+function expectedAnswer(events: readonly ReferenceEvent[]) {
+  const echoes: string[] = [];
+  const pongs: string[] = [];
+  let close: number | null = null;
+  let ending = "still open";
+  for (const event of events) {
+    if (event.kind === "error") {
+      close = event.code;
+      ending = `error ${event.code}`;
+      break;
+    }
+    if (event.kind === "message") echoes.push(`${event.opcode}:${hex(event.payload)}`);
+    else if (event.opcode === 9) pongs.push(hex(event.payload));
+    else if (event.opcode === 8) {
+      close = event.closeCode!;
+      ending = "client close";
+      break;
+    }
+  }
+  return { echoes, pongs, close, ending };
+}
+
+function hex(bytes: ArrayLike<number>): string {
+  return Buffer.from(Uint8Array.from(bytes)).toString("hex");
+}
+
+function seenAnswer(frames: readonly ServerFrame[]) {
+  const echoes: string[] = [];
+  const pongs: string[] = [];
+  let close: number | null = null;
+  const problems: string[] = [];
+  for (const frame of frames) {
+    if (close !== null) problems.push(`a frame (opcode ${frame.opcode}) after the close`);
+    if (frame.masked || !frame.final) problems.push("a masked or fragmented server frame");
+    if (frame.opcode === 1 || frame.opcode === 2) {
+      echoes.push(`${frame.opcode}:${hex(frame.payload)}`);
+    } else if (frame.opcode === 10) pongs.push(hex(frame.payload));
+    else if (frame.opcode === 8) {
+      close = frame.payload.length === 0 ? 1005 : (frame.payload[0]! << 8) | frame.payload[1]!;
+    } else problems.push(`opcode ${frame.opcode}`);
+  }
+  return { echoes, pongs, close, problems };
+}
+
+test(`${socketCases} random frame streams over TCP: an echo server answers each as the reference says, then still serves (seed ${masterSeed})`, async () => {
+  const streams = Array.from({ length: socketCases }, (_, index) => {
+    const seed = caseSeed("socket frames", index);
+    const maker = new FrameStreamMaker(seed);
+    return { seed, maker, ...maker.stream() };
+  });
+  const echo: WebSocketHandler = {
+    message(session, data, isText) {
+      session.send(isText ? textDecoder.decode(data) : data);
+    },
+    close() {},
+  };
+  await using server = startServer(
+    (exchange) => {
+      if (validateHandshake(exchange).kind !== "valid") return;
+      const { limits } = streams[Number(exchange.path.slice("/case/".length))]!;
+      exchange.upgradeToWebSocket({
+        handler: echo,
+        limits: { ...limits, maxOutboundBytes: 4 << 20, closeTimeoutMs: 200 },
+      });
+    },
+    { maxConnections: 64, maxWebSocketMessageBytes: 1 << 20 },
+  );
+  const failures: unknown[] = [];
+  const endings = new Map<string, number>();
+  const runCase = async (index: number) => {
+    const { seed, maker, bytes, limits } = streams[index]!;
+    const expected = expectedAnswer(referenceDecode(bytes, limits));
+    endings.set(expected.ending, (endings.get(expected.ending) ?? 0) + 1);
+    using socket = await RawWebSocket.open(server.port, `/case/${index}`);
+    let start = 0;
+    for (const cut of maker.cuts(bytes.length)) {
+      socket.sendBytes(bytes.subarray(start, cut));
+      start = cut;
+      // Lets the pieces arrive as separate reads.
+      await Bun.sleep(1);
+    }
+    socket.sendBytes(bytes.subarray(start));
+    const arrived = () => {
+      const seen = seenAnswer(socket.frames());
+      return (
+        seen.echoes.length >= expected.echoes.length &&
+        seen.pongs.length >= expected.pongs.length &&
+        (expected.close === null || seen.close !== null)
+      );
+    };
+    let problem = "";
+    try {
+      await socket.raw.waitFor(arrived, "the answer", 5000);
+      if (expected.close !== null) await socket.waitClosed(5000);
+      else await Bun.sleep(20);
+    } catch (error) {
+      problem = String(error);
+    }
+    const seen = seenAnswer(socket.frames());
+    const same =
+      JSON.stringify([seen.echoes, seen.pongs, seen.close]) ===
+      JSON.stringify([expected.echoes, expected.pongs, expected.close]);
+    if (problem !== "" || !same || seen.problems.length > 0) {
+      failures.push({
+        seed,
+        problem,
+        problems: seen.problems,
+        expected: JSON.stringify(expected).slice(0, 300),
+        seen: JSON.stringify(seen).slice(0, 300),
+      });
+    }
+  };
+  let next = 0;
+  const lane = async () => {
+    while (next < socketCases) await runCase(next++);
+  };
+  await Promise.all(Array.from({ length: parallelSockets }, lane));
+
+  const deadline = performance.now() + 5000;
+  while (server.stats().connectionsOpen > 0 && performance.now() < deadline) await Bun.sleep(10);
+  const stats = server.stats();
+  // A side client after all of it: served as the first was.
+  const side = streams.findIndex((stream) => stream.limits.maxFragments === 64);
+  using socket = await RawWebSocket.open(server.port, `/case/${side}`);
+  socket.sendFrame(1, "still here");
+  const [reply] = await socket.waitFrames(1);
+  expect({
+    seed: masterSeed,
+    failures: failures.slice(0, 3),
+    failureCount: failures.length,
+    handlerFailures: stats.handlerFailures,
+    connectionsOpen: stats.connectionsOpen,
+    // The streams reach every ending: none, a client close, and each error code.
+    reached: ["still open", "client close", "error 1002", "error 1007", "error 1009"].map(
+      (ending) => (endings.get(ending) ?? 0) > 5,
+    ),
+    side: textDecoder.decode(reply!.payload),
+  }).toEqual({
+    seed: masterSeed,
+    failures: [],
+    failureCount: 0,
+    handlerFailures: 0,
+    connectionsOpen: 0,
+    reached: [true, true, true, true, true],
+    side: "still here",
   });
 }, 60_000);
