@@ -149,10 +149,15 @@ export class ConnectionEnding {
     host.pump();
   }
 
-  /** Everything owed is written: close, or half-close and linger after an error answer. */
+  /**
+   * Everything owed is written: close, or half-close and linger after an error answer, or when
+   * the client sent bytes that were never read (requests behind a `Connection: close`): closed
+   * with them unread, the connection would be reset, and a reset can erase the answer the client
+   * has not read yet (RFC 9112 §9.6).
+   */
   finish(): void {
     const host = this.#host;
-    if (host.ending !== "linger") {
+    if (host.ending !== "linger" && !host.input.pending) {
       host.close();
       return;
     }
