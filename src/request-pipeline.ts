@@ -184,6 +184,8 @@ export class RequestPipeline {
           break;
         }
         if (early === "stop") {
+          // The before hooks' header lines end here: an after hook's are not theirs.
+          ctx.middlewareHeaderLength = exchange.draftedHeaderLength;
           result = this.#after(ctx, index);
           break;
         }
@@ -271,7 +273,10 @@ export class RequestPipeline {
     next: number,
   ): Promise<void> {
     return pending.then((value) => {
-      if (value === "stop") return this.#after(ctx, next - 1);
+      if (value === "stop") {
+        ctx.middlewareHeaderLength = exchange.draftedHeaderLength;
+        return this.#after(ctx, next - 1);
+      }
       if (value !== undefined) throw returnedValueError("a before hook", value);
       return this.#run(ctx, exchange, next);
     });
@@ -312,7 +317,10 @@ export class RequestPipeline {
       if (before === undefined) continue;
       const early = before.call(link.owner, ctx);
       if (early instanceof Promise) return this.#resume(early, ctx, exchange, index + 1);
-      if (early === "stop") return this.#after(ctx, index);
+      if (early === "stop") {
+        ctx.middlewareHeaderLength = exchange.draftedHeaderLength;
+        return this.#after(ctx, index);
+      }
       if (early !== undefined) throw returnedValueError("a before hook", early);
     }
     ctx.middlewareHeaderLength = exchange.draftedHeaderLength;
@@ -426,6 +434,9 @@ export class RequestPipeline {
       return;
     }
     if (!exchange.hasWorker) return this.#failedWithoutWorker(ctx, exchange, error);
+    // A before hook threw: the header lines drafted so far are the before hooks' and stay on the
+    // error's answer; those the after hooks add to it are not (a bare 500 drops them).
+    if (ctx.middlewareHeaderLength < 0) ctx.middlewareHeaderLength = exchange.draftedHeaderLength;
     ctx.error = error;
     // An object, not a closure: #failed may be inlined into handle, where a closure over ctx
     // and exchange would make every request allocate a scope for them.

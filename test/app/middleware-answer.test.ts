@@ -84,3 +84,59 @@ test("what hooks may still do: 'stop' answers, a printed prefix the handler appe
   ]);
   await app.stop();
 });
+
+/**
+ * An after hook's header lines are its own, not a before hook's: when a later after hook fails
+ * on a before hook's "stop" answer, the error's answer got them twice (the first pass's kept as
+ * if a before hook had drafted them, then the second pass's); and the bare 500 left when an
+ * after hook fails on the answer to a before hook's error kept them, where after a handler it
+ * does not. Found by test/app/pipeline-fuzz.test.ts.
+ */
+test("after hooks' headers are on an answer once, and a bare 500 keeps only the before hooks'", async () => {
+  const tagging = (name: string) =>
+    middleware({
+      before(ctx) {
+        ctx.response.header(`X-Before-${name}`, "1");
+      },
+      after(ctx) {
+        ctx.response.header(`X-After-${name}`, "1");
+      },
+    });
+  const failingAfter = (when: "onSuccess" | "always") =>
+    middleware({
+      after(ctx) {
+        if (when === "always" || ctx.error === undefined) throw new Error("after hook broke");
+      },
+    });
+  const stopping = middleware({
+    before(ctx) {
+      ctx.response.text(200, "stopped");
+      return "stop";
+    },
+  });
+  const refusing = middleware({
+    before() {
+      throw new Error("before hook broke");
+    },
+  });
+  const headersOf = (response: Response) =>
+    [...response.headers.keys()]
+      .filter((name) => name.startsWith("x-"))
+      .map((name) => `${name}: ${response.headers.get(name)}`);
+
+  const stopped = new App({ log: null })
+    .use(failingAfter("onSuccess"))
+    .use(tagging("a"))
+    .use(stopping);
+  const refused = new App({ log: null })
+    .use(failingAfter("always"))
+    .use(tagging("a"))
+    .use(refusing);
+  for (const app of [stopped, refused]) app.get("/", (ctx) => ctx.response.text(200, "handled"));
+  const answers = [await stopped.request("/"), await refused.request("/")];
+  expect(answers.map((response) => [response.status, ...headersOf(response)])).toEqual([
+    [500, "x-after-a: 1", "x-before-a: 1"],
+    [500, "x-before-a: 1"],
+  ]);
+  await Promise.all([stopped.stop(), refused.stop()]);
+});
