@@ -376,6 +376,9 @@ export class RequestPipeline {
       if (route.webSocket !== undefined) return route.webSocket.upgrade(ctx, exchange);
       return route.handler.call(route.instance, ctx);
     }
+    // The router's answer would replace what a before hook drafted and forgot to "stop" on, as
+    // a handler's would: refused the same way, with a message that names the router.
+    if (ctx.response.guarded) throw routerAnswerError(method, exchange.path, ctx.response.status);
     // RFC 9110 §15.6.2: a method the server does not implement at all is a 501 (a route that
     // uses the method was found above, so this check costs nothing on the served path).
     if (!knownMethods.has(method) && !this.router.methods.has(method)) {
@@ -521,6 +524,14 @@ export class RequestPipeline {
       }
     }
   }
+}
+
+function routerAnswerError(method: string, path: string, status: number): TypeError {
+  return new TypeError(
+    `corral: no route serves ${method} ${path}, and the router's answer would replace the ` +
+      `answer a before hook drafted (status ${status}) without returning "stop"; a before hook ` +
+      `that answers returns "stop"`,
+  );
 }
 
 /** What failed while one error was answered: each logged at once, and whether any did. */

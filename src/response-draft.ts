@@ -342,6 +342,11 @@ export class ResponseDraft {
     if (this.#phase !== pristine) this.#phase = guarded;
   }
 
+  /** @internal Whether `before` hooks drafted an answer without "stop" that nothing may replace. */
+  get guarded(): boolean {
+    return this.#phase === guarded;
+  }
+
   /** @internal The handler is done: the `after` hooks may change the answer. */
   handlerEnded(): void {
     if (this.#phase === guarded) this.#phase = drafted;

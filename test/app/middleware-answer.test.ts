@@ -140,3 +140,24 @@ test("after hooks' headers are on an answer once, and a bare 500 keeps only the 
   ]);
   await Promise.all([stopped.stop(), refused.stop()]);
 });
+
+test("the router's 404 or 405 cannot replace an answer a before hook drafted without 'stop' either, and the log names the router", async () => {
+  const logged: string[] = [];
+  const app = new App({ log: { error: (...values) => logged.push(values.map(String).join(" ")) } });
+  app.use(
+    middleware({
+      before(ctx) {
+        ctx.response.text(401, "sign in first\n"); // and no "stop"
+      },
+    }),
+  );
+  app.get("/", (ctx) => ctx.response.text(200, "home\n"));
+  const answers = [await app.request("/missing"), await app.request("/", { method: "DELETE" })];
+  expect(answers.map((response) => response.status)).toEqual([500, 500]);
+  expect(
+    logged.map(
+      (line) => /TypeError: corral: no route serves (\S+ \S+), and the router/.exec(line)?.[1],
+    ),
+  ).toEqual(["GET /missing", "DELETE /"]);
+  await app.stop();
+});

@@ -30,6 +30,8 @@ interface Link {
 interface Plan {
   readonly chain: readonly Link[];
   readonly handler: Handler;
+  /** The request: the route, a path no route has (the router's 404), or HEAD on the route. */
+  readonly request: "get" | "missing" | "head";
 }
 
 interface Outcome {
@@ -67,11 +69,12 @@ function plan(random: SeededRandom): Plan {
     after: random.oneIn(2) ? "none" : random.pick(afters),
     cleanup: random.oneIn(2),
   })) as Link[];
-  return { chain, handler: random.pick(handlers) };
+  const request = random.oneIn(6) ? "missing" : random.oneIn(5) ? "head" : "get";
+  return { chain, handler: random.pick(handlers), request };
 }
 
 /** What the guide says the App answers. */
-function model({ chain, handler }: Plan): Outcome {
+function model({ chain, handler, request }: Plan): Outcome {
   const headers = new Set<string>();
   let status = 0;
   let body: string | undefined;
@@ -99,7 +102,12 @@ function model({ chain, handler }: Plan): Outcome {
     }
     break;
   }
-  if (reachedHandler) {
+  if (reachedHandler && request === "missing") {
+    // The router's answer, drafted like a handler's (and, like it, refused over an answer a
+    // before hook drafted without "stop"): the after hooks run on it as on any.
+    failed = drafted;
+    status = drafted ? 500 : 404;
+  } else if (reachedHandler) {
     if ((handler === "text" || handler === "textAsync") && drafted) {
       failed = true;
       status = 500;
@@ -136,6 +144,8 @@ function model({ chain, handler }: Plan): Outcome {
   const cleanups = afterHooks.flatMap((link, at) =>
     link.cleanup ? [`${afterHooks.length - 1 - at}:${failed ? "error" : "success"}`] : [],
   );
+  // HEAD is answered by the GET route with the same head and no body.
+  if (request === "head" && body !== undefined) body = "";
   return {
     status,
     ...(body === undefined ? {} : { body }),
@@ -233,7 +243,9 @@ test(`${cases} random middleware chains and handlers: the answer, its headers an
     const cleanups: string[] = [];
     const app = appFor(planned, cleanups);
     apps.push(app);
-    const response = await app.request("/");
+    const response = await app.request(planned.request === "missing" ? "/missing" : "/", {
+      method: planned.request === "head" ? "HEAD" : "GET",
+    });
     const text = await response.text();
     const expected = model(planned);
     const seen: Outcome = {
