@@ -1,8 +1,10 @@
-// Seeded random middleware chains and handlers, synchronous and not, that pass, stop, throw or
-// fail in their after hooks, run through the App and compared with a model of the guide's rules
-// ("Middleware", "Errors"): which answer is sent, which headers it carries (a before hook's on
-// every answer, the handler's only on its own, the after hooks' on every answer, once), and which
-// cleanups run, in which order, with which outcome. Set CORRAL_FUZZ_SEED to replay another run.
+// Seeded random middleware chains and handlers, synchronous and not, that pass, stop, draft
+// without "stop", throw, fail in their after hooks or see their client leave, with an onError
+// that leaves, replaces, rethrows or fails, on the route, a path no route has and HEAD; run
+// through the App and compared with a model of the guide's rules ("Middleware", "Errors"): which
+// answer is sent, which headers it carries (a before hook's on every answer, the handler's only
+// on its own, the after hooks' on every answer, once), and which cleanups run, in which order,
+// with which outcome. Set CORRAL_FUZZ_SEED to replay another run.
 import { afterAll, expect, test } from "bun:test";
 import { App, HttpError, type Middleware, middleware } from "corral";
 import { caseSeed, masterSeed, SeededRandom } from "../../engine/test/support/seeded-random.ts";
@@ -19,7 +21,15 @@ type Before =
   | "throwHttpAsync"
   | "throwPlain";
 type After = "none" | "header" | "headerAsync" | "throwOnSuccess" | "throwAlways";
-type Handler = "text" | "textAsync" | "throwHttp" | "throwHttpAsync" | "throwPlain";
+/** `clientLeaves`: the handler waits, and the client disconnects meanwhile. */
+type Handler =
+  | "text"
+  | "textAsync"
+  | "throwHttp"
+  | "throwHttpAsync"
+  | "throwPlain"
+  | "clientLeaves";
+type OnError = "none" | "leave" | "replace" | "replaceAsync" | "rethrow" | "throwOther";
 
 interface Link {
   readonly before: Before;
@@ -32,6 +42,7 @@ interface Plan {
   readonly handler: Handler;
   /** The request: the route, a path no route has (the router's 404), or HEAD on the route. */
   readonly request: "get" | "missing" | "head";
+  readonly onError: OnError;
 }
 
 interface Outcome {
@@ -60,6 +71,15 @@ const handlers: readonly Handler[] = [
   "throwHttp",
   "throwHttpAsync",
   "throwPlain",
+  "clientLeaves",
+];
+const onErrors: readonly OnError[] = [
+  "none",
+  "leave",
+  "replace",
+  "replaceAsync",
+  "rethrow",
+  "throwOther",
 ];
 
 function plan(random: SeededRandom): Plan {
@@ -70,11 +90,11 @@ function plan(random: SeededRandom): Plan {
     cleanup: random.oneIn(2),
   })) as Link[];
   const request = random.oneIn(6) ? "missing" : random.oneIn(5) ? "head" : "get";
-  return { chain, handler: random.pick(handlers), request };
+  return { chain, handler: random.pick(handlers), request, onError: random.pick(onErrors) };
 }
 
 /** What the guide says the App answers. */
-function model({ chain, handler, request }: Plan): Outcome {
+function model({ chain, handler, request, onError }: Plan): Outcome {
   const headers = new Set<string>();
   let status = 0;
   let body: string | undefined;
@@ -102,6 +122,11 @@ function model({ chain, handler, request }: Plan): Outcome {
     }
     break;
   }
+  if (reachedHandler && request !== "missing" && handler === "clientLeaves") {
+    // No answer: every middleware entered gets its cleanup with "aborted", and nothing else runs.
+    const cleanups = chain.flatMap((link, index) => (link.cleanup ? [`${index}:aborted`] : []));
+    return { status: 0, headers: [], cleanups: cleanups.reverse() };
+  }
   if (reachedHandler && request === "missing") {
     // The router's answer, drafted like a handler's (and, like it, refused over an answer a
     // before hook drafted without "stop"): the after hooks run on it as on any.
@@ -122,6 +147,16 @@ function model({ chain, handler, request }: Plan): Outcome {
   }
   // The after hooks of every middleware entered, last first; one that throws on a drafted answer
   // turns it into the error's answer, and they all run once more on that.
+  // onError sees every error with its answer drafted, before the after hooks run on it.
+  const answerError = () => {
+    if (onError === "replace" || onError === "replaceAsync") {
+      status = 503;
+      headers.add("x-onerror");
+    } else if (onError === "throwOther") {
+      status = 500;
+    }
+  };
+  if (failed) answerError();
   const afterHooks = chain.slice(0, entered).reverse();
   const throwing = (link: Link) =>
     link.after === "throwAlways" || (!failed && link.after === "throwOnSuccess");
@@ -130,10 +165,12 @@ function model({ chain, handler, request }: Plan): Outcome {
     status = 500;
     body = undefined;
     headers.delete("x-handler");
+    answerError();
   }
   if (afterHooks.some(throwing)) {
     // One that throws on the error's answer too leaves a bare 500: the before hooks' headers only.
     status = 500;
+    headers.delete("x-onerror");
   } else {
     for (const [at, link] of afterHooks.entries()) {
       if (link.after === "header" || link.after === "headerAsync") {
@@ -154,8 +191,21 @@ function model({ chain, handler, request }: Plan): Outcome {
   };
 }
 
-function appFor({ chain, handler }: Plan, cleanups: string[]): App {
+function appFor({ chain, handler, onError }: Plan, cleanups: string[], waiting: () => void): App {
   const app = new App({ log: null, limits: { maxConnections: 4, workers: 2 } });
+  if (onError !== "none") {
+    app.onError(async (error, ctx) => {
+      if (onError === "replaceAsync") await Promise.resolve();
+      if (onError === "replace" || onError === "replaceAsync") {
+        ctx.response.header("X-OnError", "1");
+        ctx.response.json(503, { replaced: true });
+      } else if (onError === "rethrow") {
+        throw error;
+      } else if (onError === "throwOther") {
+        throw new Error("onError broke");
+      }
+    });
+  }
   for (const [index, link] of chain.entries()) {
     const hooks: Middleware<Record<never, never>> = {} as Middleware<Record<never, never>>;
     const mark = (ctx: { response: { header(name: string, value: string): unknown } }) =>
@@ -222,6 +272,10 @@ function appFor({ chain, handler }: Plan, cleanups: string[]): App {
   }
   app.route("GET", "/", async (ctx) => {
     ctx.response.header("X-Handler", "1");
+    if (handler === "clientLeaves") {
+      waiting();
+      await ctx.sleep(60_000);
+    }
     if (handler === "textAsync" || handler === "throwHttpAsync") await Promise.resolve();
     if (handler === "text" || handler === "textAsync") return ctx.response.text(200, "handled");
     if (handler === "throwPlain") throw new Error("handler broke");
@@ -241,23 +295,36 @@ test(`${cases} random middleware chains and handlers: the answer, its headers an
     const seed = caseSeed("pipeline", index);
     const planned = plan(new SeededRandom(seed));
     const cleanups: string[] = [];
-    const app = appFor(planned, cleanups);
+    const client = new AbortController();
+    const app = appFor(planned, cleanups, () => queueMicrotask(() => client.abort()));
     apps.push(app);
-    const response = await app.request(planned.request === "missing" ? "/missing" : "/", {
-      method: planned.request === "head" ? "HEAD" : "GET",
-    });
-    const text = await response.text();
     const expected = model(planned);
-    const seen: Outcome = {
-      status: response.status,
-      ...(expected.body === undefined ? {} : { body: text }),
-      // Each with its value: a header added twice would read "1, 1".
-      headers: [...response.headers.keys()]
-        .filter((name) => /^x-/.test(name))
-        .sort()
-        .map((name) => `${name}: ${response.headers.get(name)}`),
-      cleanups,
-    };
+    const answered = app.request(planned.request === "missing" ? "/missing" : "/", {
+      method: planned.request === "head" ? "HEAD" : "GET",
+      signal: client.signal,
+    });
+    let seen: Outcome;
+    try {
+      const response = await answered;
+      const text = await response.text();
+      seen = {
+        status: response.status,
+        ...(expected.body === undefined ? {} : { body: text }),
+        // Each with its value: a header added twice would read "1, 1".
+        headers: [...response.headers.keys()]
+          .filter((name) => /^x-/.test(name))
+          .sort()
+          .map((name) => `${name}: ${response.headers.get(name)}`),
+        cleanups,
+      };
+    } catch {
+      // The client left: its cleanups may run a moment after the request rejected.
+      const deadline = performance.now() + 1000;
+      while (cleanups.length < expected.cleanups.length && performance.now() < deadline) {
+        await Bun.sleep(1);
+      }
+      seen = { status: 0, headers: [], cleanups };
+    }
     if (JSON.stringify(seen) !== JSON.stringify(expected)) {
       mismatches.push({ seed, planned: JSON.stringify(planned), expected, seen });
     }
