@@ -274,6 +274,10 @@ function engineFor(options: EngineOptions): Engine {
           ...bindOptions,
           allowHalfOpen: true,
           socket: {
+            // Plain Uint8Array chunks, so that every view handed out is one: a Buffer's slice()
+            // is a view where a Uint8Array's copies, and code that kept a borrowed body by
+            // slice() would keep memory a later request reuses.
+            binaryType: "uint8array",
             open(socket: Socket<number>) {
               if (accept(socket)) return;
               socket.write(serverFull, 0, serverFull.length);

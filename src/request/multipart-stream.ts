@@ -84,6 +84,12 @@ export class MultipartStream implements AsyncIterable<StreamedPart> {
   readonly #headers: Buffer;
   #headerLength = 0;
   #piece: Buffer = Buffer.alloc(0);
+  /**
+   * The same piece as it came, a plain Uint8Array: content is handed out as views of it, since a
+   * Buffer's slice() is a view where a Uint8Array's copies (a handler keeping a piece by slice()
+   * would keep bytes the next piece overwrites).
+   */
+  #plainPiece: Uint8Array = new Uint8Array(0);
   #offset = 0;
   #phase: Phase = "preamble";
   /** Bytes of the delimiter line seen after the boundary (to tell `--` from padding). */
@@ -198,7 +204,7 @@ export class MultipartStream implements AsyncIterable<StreamedPart> {
     if (found >= 0) {
       this.#offset = found + delimiter.length;
       this.#delimiterFound();
-      return preamble ? null : piece.subarray(start, found);
+      return preamble ? null : this.#plainPiece.subarray(start, found);
     }
     // A delimiter may begin in the last bytes: keep them aside until the next piece says.
     let end = piece.length;
@@ -214,7 +220,7 @@ export class MultipartStream implements AsyncIterable<StreamedPart> {
       }
     }
     this.#offset = piece.length;
-    return preamble ? new Uint8Array(0) : piece.subarray(start, end);
+    return preamble ? new Uint8Array(0) : this.#plainPiece.subarray(start, end);
   }
 
   /** Reads on as if a CRLF had just come: a delimiter may follow at once. */
@@ -307,6 +313,7 @@ export class MultipartStream implements AsyncIterable<StreamedPart> {
     const piece = await this.#source.next();
     if (piece === null) return false;
     this.#piece = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
+    this.#plainPiece = piece;
     this.#offset = 0;
     return true;
   }
