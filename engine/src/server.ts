@@ -344,7 +344,10 @@ function engineFor(options: EngineOptions): Engine {
       };
       return {
         send(bytes) {
-          if (socket.data >= 0) connection.onData(bytes, false);
+          // Lent on as a plain Uint8Array over the same memory (a Buffer's slice() is a view),
+          // as the socket chunks are.
+          const plain = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+          if (socket.data >= 0) connection.onData(plain, false);
         },
         close() {
           if (socket.data >= 0) connection.onClose();
