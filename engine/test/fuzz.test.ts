@@ -17,7 +17,7 @@ import {
   headIncomplete,
   parseRequestHead,
 } from "../src/parser/request-head.ts";
-import { RawClient } from "./support/raw-client.ts";
+import { RawClient, sendInPieces } from "./support/raw-client.ts";
 import { caseSeed, masterSeed, SeededRandom } from "./support/seeded-random.ts";
 import { echoHandler, startServer } from "./support/test-server.ts";
 
@@ -122,14 +122,7 @@ test(`${serverCases} mutated requests over TCP: always a well-formed answer, the
       const fail = (problem: string, received: string) =>
         failures.push({ seed, problem, sent: asText(sent), received: JSON.stringify(received) });
       using client = await RawClient.connect(server.port);
-      let start = 0;
-      for (const cut of mutator.cuts(sent.length)) {
-        client.send(sent.subarray(start, cut));
-        start = cut;
-        // Lets the pieces arrive as separate reads; nothing to wait for but the clock here.
-        await Bun.sleep(1);
-      }
-      client.send(sent.subarray(start));
+      await sendInPieces((piece) => client.send(piece), sent, mutator.cuts(sent.length));
       try {
         await client.waitFor(
           () => client.closed || client.receivedText.includes("\r\n\r\n"),

@@ -6,7 +6,7 @@
 // Set CORRAL_FUZZ_SEED to replay another run; every failure names the seed of its case.
 import { expect, test } from "bun:test";
 import type { Exchange } from "../index.ts";
-import { parseResponses, RawClient } from "./support/raw-client.ts";
+import { parseResponses, RawClient, sendInPieces } from "./support/raw-client.ts";
 import { caseSeed, masterSeed, SeededRandom } from "./support/seeded-random.ts";
 import { startServer } from "./support/test-server.ts";
 
@@ -147,13 +147,7 @@ test(`${cases} random pipelines over TCP: every answer complete, correct and in 
     const lateReader = random.oneIn(3);
     using client = await RawClient.connect(server.port);
     if (lateReader) client.stopReading();
-    let start = 0;
-    for (const cut of random.cuts(bytes.length)) {
-      client.push(bytes.subarray(start, cut));
-      start = cut;
-      await Bun.sleep(1);
-    }
-    client.push(bytes.subarray(start));
+    await sendInPieces((piece) => client.push(piece), bytes, random.cuts(bytes.length));
     if (lateReader) {
       await Bun.sleep(random.between(10, 100));
       client.resumeReading();

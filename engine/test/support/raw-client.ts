@@ -313,3 +313,21 @@ export function parseResponses(bytes: Uint8Array, closed: boolean): WireResponse
   }
   return responses;
 }
+
+/**
+ * Sends `bytes` cut at `cuts` (sorted offsets), a millisecond apart, so that each piece comes to
+ * the server as a read of its own.
+ */
+export async function sendInPieces(
+  send: (piece: Uint8Array) => void,
+  bytes: Uint8Array,
+  cuts: readonly number[],
+): Promise<void> {
+  let start = 0;
+  for (const cut of cuts) {
+    send(bytes.subarray(start, cut));
+    start = cut;
+    await Bun.sleep(1);
+  }
+  send(bytes.subarray(start));
+}

@@ -13,6 +13,7 @@ import {
   frameError,
   frameNeedMore,
 } from "../../src/websocket/frame-parser.ts";
+import { sendInPieces } from "../support/raw-client.ts";
 import { type ReferenceEvent, referenceDecode } from "../support/reference-frames.ts";
 import { caseSeed, masterSeed } from "../support/seeded-random.ts";
 import { startServer } from "../support/test-server.ts";
@@ -215,14 +216,7 @@ test(`${socketCases} random frame streams over TCP: an echo server answers each 
     const expected = expectedAnswer(referenceDecode(bytes, limits));
     endings.set(expected.ending, (endings.get(expected.ending) ?? 0) + 1);
     using socket = await RawWebSocket.open(server.port, `/case/${index}`);
-    let start = 0;
-    for (const cut of maker.cuts(bytes.length)) {
-      socket.sendBytes(bytes.subarray(start, cut));
-      start = cut;
-      // Lets the pieces arrive as separate reads.
-      await Bun.sleep(1);
-    }
-    socket.sendBytes(bytes.subarray(start));
+    await sendInPieces((piece) => socket.sendBytes(piece), bytes, maker.cuts(bytes.length));
     const arrived = () => {
       const seen = seenAnswer(socket.frames());
       return (
