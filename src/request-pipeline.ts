@@ -184,9 +184,7 @@ export class RequestPipeline {
           break;
         }
         if (early === "stop") {
-          // The before hooks' header lines end here: an after hook's are not theirs.
-          ctx.middlewareHeaderLength = exchange.draftedHeaderLength;
-          result = this.#after(ctx, index);
+          result = this.#stopped(ctx, exchange, index);
           break;
         }
         if (early !== undefined) throw returnedValueError("a before hook", early);
@@ -273,10 +271,7 @@ export class RequestPipeline {
     next: number,
   ): Promise<void> {
     return pending.then((value) => {
-      if (value === "stop") {
-        ctx.middlewareHeaderLength = exchange.draftedHeaderLength;
-        return this.#after(ctx, next - 1);
-      }
+      if (value === "stop") return this.#stopped(ctx, exchange, next - 1);
       if (value !== undefined) throw returnedValueError("a before hook", value);
       return this.#run(ctx, exchange, next);
     });
@@ -317,10 +312,7 @@ export class RequestPipeline {
       if (before === undefined) continue;
       const early = before.call(link.owner, ctx);
       if (early instanceof Promise) return this.#resume(early, ctx, exchange, index + 1);
-      if (early === "stop") {
-        ctx.middlewareHeaderLength = exchange.draftedHeaderLength;
-        return this.#after(ctx, index);
-      }
+      if (early === "stop") return this.#stopped(ctx, exchange, index);
       if (early !== undefined) throw returnedValueError("a before hook", early);
     }
     ctx.middlewareHeaderLength = exchange.draftedHeaderLength;
@@ -329,6 +321,15 @@ export class RequestPipeline {
     if (result instanceof Promise) return this.#afterSettled(result, ctx, chain.length - 1);
     if (result !== undefined) throw returnedValueError("a route handler", result);
     return this.#after(ctx, chain.length - 1);
+  }
+
+  /**
+   * The before hook `from` returned "stop": the header lines drafted so far are the before
+   * hooks' (an after hook's are not: a failing one discards them), then the after hooks run.
+   */
+  #stopped(ctx: AnyContext, exchange: Exchange, from: number): void | Promise<void> {
+    ctx.middlewareHeaderLength = exchange.draftedHeaderLength;
+    return this.#after(ctx, from);
   }
 
   #after(ctx: AnyContext, from: number): void | Promise<void> {
