@@ -1,5 +1,6 @@
 // Seeded randomness for the fuzz tests: every case has a seed of its own, named in its failure,
 // so that one case can be replayed alone. CORRAL_FUZZ_SEED replays another run.
+import { expect } from "bun:test";
 
 /** The run's seed: CORRAL_FUZZ_SEED, or a fixed one so that CI runs the same cases every time. */
 export const masterSeed = Number(process.env.CORRAL_FUZZ_SEED ?? 0x2b1f_c0de) >>> 0;
@@ -56,4 +57,20 @@ export class SeededRandom {
     for (let index = 0; index < count && length > 1; index++) cuts.add(1 + this.below(length - 1));
     return [...cuts].sort((left, right) => left - right);
   }
+}
+
+/**
+ * Fails with the run's seed, the first three mismatches (each naming its case's seed) and their
+ * count, unless there are none.
+ */
+export function expectNoMismatches(mismatches: readonly unknown[]): void {
+  expect({
+    seed: masterSeed,
+    mismatches: mismatches.slice(0, 3),
+    count: mismatches.length,
+  }).toEqual({
+    seed: masterSeed,
+    mismatches: [],
+    count: 0,
+  });
 }
