@@ -1,3 +1,4 @@
+import type { Exchange } from "./exchange.ts";
 import { latin1String, latin1StringReusing } from "./internal/ascii.ts";
 import type { ExchangeHost } from "./internal/exchange-host.ts";
 import type { PeerAddress } from "./internal/peer-address.ts";
@@ -290,11 +291,26 @@ export class ExchangeRequest {
     this.assertLive("request");
     if (this.#bodyRefused !== null) throw this.#bodyRefused;
     const upload = this.host.upload;
-    if (!upload.streamed) {
+    if (upload.streamed) {
+      this.#bodyReader ??= new RequestBody(this, upload, this.host.head.contentLength);
+    } else if (this.#streamsWithoutBody()) {
+      this.#bodyReader ??= new RequestBody(this, null, 0);
+    } else {
       throw new TypeError("corral: this request's body is buffered: read it with body");
     }
-    this.#bodyReader ??= new RequestBody(this, upload, this.host.head.contentLength);
     return this.#bodyReader;
+  }
+
+  /**
+   * Whether a request without a body (no `Content-Length` or `0`, not chunked) is one that
+   * `streamBodies` would stream: the engine asks only when a body comes, and an empty upload to a
+   * streaming route reads an empty stream rather than failing as if the route buffered.
+   */
+  #streamsWithoutBody(): boolean {
+    const head = this.host.head;
+    if (head.chunked || head.contentLength > 0) return false;
+    const streamBodies = this.host.context.streamBodies;
+    return streamBodies !== null && streamBodies(this as unknown as Exchange) === true;
   }
 
   /** Fires when the client goes away or a deadline ends the request. Made on first use. */

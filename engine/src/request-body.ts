@@ -13,12 +13,13 @@ import type { StreamedBody } from "./internal/streamed-body.ts";
  */
 export class RequestBody implements AsyncIterable<Uint8Array> {
   readonly #exchange: ExchangeRequest;
-  readonly #body: StreamedBody;
+  /** Null for a request without a body: the stream is over before it starts. */
+  readonly #body: StreamedBody | null;
   /** What `read` has not copied yet of the last piece. */
   #rest: Uint8Array = new Uint8Array(0);
 
   /** @internal Made by `Exchange.bodyStream()`. */
-  constructor(exchange: ExchangeRequest, body: StreamedBody, declaredLength: number) {
+  constructor(exchange: ExchangeRequest, body: StreamedBody | null, declaredLength: number) {
     this.#exchange = exchange;
     this.#body = body;
     this.length = declaredLength;
@@ -30,7 +31,7 @@ export class RequestBody implements AsyncIterable<Uint8Array> {
   /** Body bytes handed over so far. */
   get received(): number {
     this.#exchange.assertLive("request body");
-    return this.#body.received;
+    return this.#body === null ? 0 : this.#body.received;
   }
 
   /**
@@ -40,7 +41,7 @@ export class RequestBody implements AsyncIterable<Uint8Array> {
   next(): Promise<Uint8Array | null> {
     if (!this.#exchange.live) return Promise.reject(this.#exchange.staleError("request body"));
     this.#rest = this.#rest.subarray(this.#rest.length);
-    return this.#body.next();
+    return this.#body === null ? Promise.resolve(null) : this.#body.next();
   }
 
   /** Copies up to `buffer.length` next bytes into `buffer`; resolves to the count, 0 at the end. */

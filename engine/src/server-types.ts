@@ -12,7 +12,8 @@ export interface EngineOptions {
    * Called after the head of each request that has a body: true makes the handler run at once
    * and read the body as it arrives (`exchange.bodyStream()`, up to `maxStreamedBodyBytes`),
    * false keeps it buffered before the handler runs (`exchange.body`, up to `maxBodyBytes`).
-   * Without it every body is buffered.
+   * Without it every body is buffered. A request without a body is asked only when its handler
+   * calls `bodyStream()`: true gives it an empty stream.
    *
    * @example
    * createEngine({ handler, streamBodies: (exchange) => exchange.method === "PUT" });

@@ -292,6 +292,38 @@ test("after a streamed body the connection serves the next request; buffered bod
   ]);
 });
 
+test("a request without a body on a streaming route reads an empty stream; a buffered one still refuses", async () => {
+  const read: string[] = [];
+  await using server = startStreaming(async (exchange) => {
+    try {
+      const body = exchange.bodyStream();
+      let size = 0;
+      for await (const piece of body) size += piece.length;
+      read.push(`${exchange.method} streamed ${size} of ${body.length}, ${body.received} received`);
+    } catch (error) {
+      read.push(`${exchange.method} ${(error as Error).message}`);
+    }
+    exchange.writeText("ok");
+  });
+  using client = await RawClient.connect(server.port);
+  client.send(
+    "PUT / HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n" +
+      "PUT / HTTP/1.1\r\nHost: h\r\n\r\n" +
+      "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n" +
+      "PUT / HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nab",
+  );
+  const responses = await client.responses(4);
+  expect({ statuses: responses.map((response) => response.status), read }).toEqual({
+    statuses: [200, 200, 200, 200],
+    read: [
+      "PUT streamed 0 of 0, 0 received",
+      "PUT streamed 0 of 0, 0 received",
+      "POST corral: this request's body is buffered: read it with body",
+      "PUT streamed 2 of 2, 2 received",
+    ],
+  });
+});
+
 test("a handler that answers without reading its streamed body closes the connection", async () => {
   await using server = startStreaming((exchange) => {
     exchange.setStatus(403);

@@ -143,6 +143,39 @@ test("reading a streamed route's body whole, or streaming a buffered one, is a T
   await app.stop();
 });
 
+test("an empty upload to a streamed route is an empty stream, not a 500; an empty multipart stream is a 400", async () => {
+  // The engine offers a request to the route's streaming only when a body comes: a body-less PUT
+  // found bodyStream() refusing "buffered" and the App answered 500.
+  const app = uploadApp();
+  app.route(
+    "POST",
+    "/form",
+    async (ctx) => {
+      let parts = 0;
+      for await (const _part of ctx.request.multipartStream()) parts++;
+      ctx.response.text(200, `${parts} parts`);
+    },
+    { body: "stream" },
+  );
+  const server = listenQuietly(app);
+  const empty = new Bun.CryptoHasher("sha256").digest("hex");
+  using client = await RawClient.connect(server.port);
+  client.send(
+    "PUT /files/a HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n" +
+      "PUT /files/b HTTP/1.1\r\nHost: h\r\n\r\n" +
+      "POST /form HTTP/1.1\r\nHost: h\r\nContent-Type: multipart/form-data; boundary=x\r\n" +
+      "Content-Length: 0\r\n\r\n",
+  );
+  const responses = await client.responses(3);
+  expect(responses.map((response) => `${response.status} ${response.text}`)).toEqual([
+    `201 a 0 ${empty}`,
+    `201 b 0 ${empty}`,
+    "400 Bad Request: no delimiter in the body\n",
+  ]);
+  expect(app.stats().handlerFailures).toBe(0);
+  await app.stop();
+});
+
 test("app.request() streams a body to a streamed route in process, as a socket would", async () => {
   const app = uploadApp();
   const bytes = crypto.getRandomValues(new Uint8Array(300_000));

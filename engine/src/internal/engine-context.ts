@@ -33,7 +33,8 @@ export type Handler = (exchange: Exchange) => void | HandlerCompletion;
 
 /**
  * Decides, after the head of a request with a body, whether the handler streams that body
- * (`exchange.bodyStream()`) instead of receiving it buffered (`exchange.body`).
+ * (`exchange.bodyStream()`) instead of receiving it buffered (`exchange.body`). For a request
+ * without a body it is asked when the handler calls `bodyStream()` (true: an empty stream).
  */
 export type StreamBodies = (exchange: Exchange) => boolean;
 

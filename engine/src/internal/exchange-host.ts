@@ -1,4 +1,5 @@
 import type { ParsedHead } from "../parser/parsed-head.ts";
+import type { EngineContext } from "./engine-context.ts";
 import type { EngineSocket } from "./engine-socket.ts";
 import type { HandlerRun } from "./handler-run.ts";
 import type { PeerAddress } from "./peer-address.ts";
@@ -34,8 +35,14 @@ export interface ExchangeHost {
   readonly lease: WorkerLease;
   /** The handler's part: whether it still runs, and publishing a detached exchange's draft. */
   readonly run: Pick<HandlerRun, "running" | "publish">;
-  /** The engine's count toward young collections (a wait off the worker counts `waitWeight`). */
-  readonly context: { readonly youngCollection: Pick<YoungCollection, "count"> };
+  /**
+   * The engine's count toward young collections (a wait off the worker counts `waitWeight`), and
+   * which requests stream their bodies.
+   */
+  readonly context: { readonly youngCollection: Pick<YoungCollection, "count"> } & Pick<
+    EngineContext,
+    "streamBodies"
+  >;
   /** The way to WebSocket (`exchange.upgradeToWebSocket`). */
   readonly webSocket: Pick<WebSocketSwitch, "accept">;
 }
