@@ -1,0 +1,201 @@
+// Seeded random clients that leave: each sends a random prefix of a random pipeline (cut in a
+// head, a body, a chunk's size line, or between requests) in random writes, reads at once, late
+// or never, and then half-closes, closes abruptly, or stays until the server gives up on it,
+// while handlers stream, wait off their worker, read bodies as they arrive, or echo them. What
+// must hold: a side client is answered throughout, the handlers meet no error but the client's
+// leaving, and when the last client is gone every resource is back: no connection open, no
+// worker busy or held, nothing queued or blocked, no internal error.
+// Set CORRAL_FUZZ_SEED to replay another run; every failure names the seed of its case.
+import { expect, test } from "bun:test";
+import { ClientGoneError, type Exchange, listen, StaleExchangeError } from "../../index.ts";
+import { RawClient, sendInPieces } from "../support/raw-client.ts";
+import { caseSeed, masterSeed, SeededRandom } from "../support/seeded-random.ts";
+import { waitUntil } from "../support/test-server.ts";
+
+const cases = 160;
+const parallelClients = 10;
+const kinds = ["text", "stream", "wait", "echo", "streamed", "borrow"] as const;
+type Kind = (typeof kinds)[number];
+
+const borrowed = new Uint8Array(2 << 20).fill(0x62);
+/** The most an answer written through staging may hold (`stagingBytes`, 64 KiB). */
+const stagedMostBytes = 60_000;
+/** Errors a handler may meet only because its client left (or the server gave up on it). */
+const expectedErrors = (error: unknown) =>
+  error instanceof ClientGoneError ||
+  error instanceof StaleExchangeError ||
+  (error instanceof Error && error.name === "AbortError");
+
+async function answer(exchange: Exchange, kind: Kind, length: number): Promise<void> {
+  exchange.setHeader("Content-Type", "application/octet-stream");
+  switch (kind) {
+    case "text":
+      exchange.writeText("a".repeat(Math.min(length, stagedMostBytes)));
+      return;
+    case "stream": {
+      const stream = exchange.stream();
+      for (let sent = 0; sent < length; sent += 16_384) {
+        stream.write(borrowed.subarray(0, Math.min(16_384, length - sent)));
+        await stream.flush();
+      }
+      await stream.finish();
+      return;
+    }
+    case "wait":
+      if (exchange.canReleaseWorker) exchange.releaseWorker();
+      await Bun.sleep(length % 20);
+      await exchange.acquireWorker();
+      exchange.write(borrowed.subarray(0, Math.min(length, stagedMostBytes)));
+      return;
+    case "echo":
+      exchange.writeText(String(exchange.body.length));
+      return;
+    case "streamed": {
+      let size = 0;
+      for await (const piece of exchange.bodyStream()) size += piece.length;
+      exchange.writeText(String(size));
+      return;
+    }
+    case "borrow":
+      exchange.borrowBody(borrowed.subarray(0, length));
+      return;
+  }
+}
+
+const latin1 = (text: string) => new Uint8Array(Buffer.from(text, "latin1"));
+
+function requestBytes(random: SeededRandom): Uint8Array {
+  const kind = random.pick(kinds);
+  const length = random.pick([0, 10, 5000, 70_000, 600_000, borrowed.length]);
+  const path = `/k/${kind}/${length}`;
+  if (kind !== "echo" && kind !== "streamed") {
+    return latin1(`GET ${path} HTTP/1.1\r\nHost: h\r\n\r\n`);
+  }
+  const bodyLength = random.pick([0, 1, 9000, 200_000]);
+  const body = new Uint8Array(bodyLength).fill(0x63);
+  if (random.oneIn(2)) {
+    const head = `POST ${path} HTTP/1.1\r\nHost: h\r\nContent-Length: ${bodyLength}\r\n\r\n`;
+    return new Uint8Array(Buffer.concat([latin1(head), body]));
+  }
+  const parts = [latin1(`POST ${path} HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n`)];
+  for (let at = 0; at < bodyLength; ) {
+    const size = Math.min(bodyLength - at, random.between(1, 50_000));
+    parts.push(latin1(`${size.toString(16)}\r\n`), body.subarray(at, at + size), latin1("\r\n"));
+    at += size;
+  }
+  parts.push(latin1("0\r\n\r\n"));
+  return new Uint8Array(Buffer.concat(parts));
+}
+
+test(`${cases} random clients leave at random points: the side client is served and every resource comes back (seed ${masterSeed})`, async () => {
+  const failures: unknown[] = [];
+  const server = listen({
+    port: 0,
+    log: null,
+    limits: {
+      maxConnections: 64,
+      workers: 6,
+      headerDeadlineMs: 500,
+      bodyDeadlineMs: 500,
+      idleTimeoutMs: 400,
+      writeStallMs: 500,
+      sweepIntervalMs: 50,
+    },
+    streamBodies: (exchange) => exchange.path.startsWith("/k/streamed/"),
+    async handler(exchange) {
+      const [, , kind, lengthText] = exchange.path.split("/") as [string, string, Kind, string];
+      try {
+        await answer(exchange, kind, Number(lengthText));
+      } catch (error) {
+        if (!expectedErrors(error)) failures.push({ kind, error: String(error) });
+        throw error;
+      }
+    },
+  });
+  try {
+    const runCase = async (index: number) => {
+      const seed = caseSeed("leaving", index);
+      const random = new SeededRandom(seed);
+      const requests = Array.from({ length: random.between(1, 4) }, () => requestBytes(random));
+      const whole = new Uint8Array(Buffer.concat(requests));
+      const sent = whole.subarray(0, random.between(0, whole.length));
+      using client = await RawClient.connect(server.port);
+      const reading = random.pick(["at once", "late", "never"] as const);
+      if (reading !== "at once") client.stopReading();
+      await sendInPieces((piece) => client.push(piece), sent, random.cuts(sent.length));
+      await Bun.sleep(random.between(0, 40));
+      if (reading === "late") client.resumeReading();
+      const leaving = random.pick(["fin", "abrupt", "stays"] as const);
+      if (leaving === "fin") client.end();
+      if (leaving === "abrupt") client.destroy();
+      if (leaving !== "stays") return;
+      // A paused socket sees no close: it reads again once the server should have given up.
+      if (reading === "never") {
+        await Bun.sleep(1500);
+        client.resumeReading();
+      }
+      try {
+        // The server gives up on a client that stays (idle, body and output deadlines).
+        await client.waitForClose(8000);
+      } catch {
+        failures.push({ seed, problem: "a client that stayed was never closed", reading });
+      }
+    };
+    const sideClient = async () => {
+      for (let round = 0; round < 20; round++) {
+        using side = await RawClient.connect(server.port);
+        side.send("GET /k/text/5 HTTP/1.1\r\nHost: h\r\n\r\n");
+        try {
+          const response = await side.response(3000);
+          if (response.status !== 200) failures.push({ side: round, status: response.status });
+        } catch (error) {
+          failures.push({ side: round, problem: String(error) });
+        }
+        await Bun.sleep(50);
+      }
+    };
+    let next = 0;
+    const lane = async () => {
+      while (next < cases) await runCase(next++);
+    };
+    await Promise.all([...Array.from({ length: parallelClients }, lane), sideClient()]);
+    const settled = () => {
+      const stats = server.stats();
+      return (
+        stats.connectionsOpen === 0 &&
+        stats.workersBusy === 0 &&
+        stats.queuedRequests === 0 &&
+        stats.blockedConnections === 0 &&
+        stats.workersHeldByBlockedOutput === 0 &&
+        stats.workersHeldBySlowUploads === 0
+      );
+    };
+    await waitUntil(settled, "every resource back", 10_000).catch(() => {});
+    const stats = server.stats();
+    expect({
+      seed: masterSeed,
+      failures: failures.slice(0, 5),
+      failureCount: failures.length,
+      connectionsOpen: stats.connectionsOpen,
+      workersBusy: stats.workersBusy,
+      queuedRequests: stats.queuedRequests,
+      blockedConnections: stats.blockedConnections,
+      workersHeldByBlockedOutput: stats.workersHeldByBlockedOutput,
+      workersHeldBySlowUploads: stats.workersHeldBySlowUploads,
+      internalErrors: stats.internalErrors,
+    }).toEqual({
+      seed: masterSeed,
+      failures: [],
+      failureCount: 0,
+      connectionsOpen: 0,
+      workersBusy: 0,
+      queuedRequests: 0,
+      blockedConnections: 0,
+      workersHeldByBlockedOutput: 0,
+      workersHeldBySlowUploads: 0,
+      internalErrors: 0,
+    });
+  } finally {
+    await server.stop({ graceMs: 100 });
+  }
+}, 120_000);
