@@ -1,21 +1,13 @@
 import { expect, test } from "bun:test";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { App, EventChannel, serverSentEvents } from "corral";
 import { compress, etag, skipCompression } from "corral/middleware";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
+import { decodeCoding } from "../support/decode-coding.ts";
 import { listenQuietly } from "../support/listen-quietly.ts";
 
 const json = JSON.stringify(
   Array.from({ length: 300 }, (_, id) => ({ id, title: `todo ${id}`, done: id % 2 === 0 })),
 );
-
-function decode(coding: string | undefined, bytes: Uint8Array): string {
-  const buffer = Buffer.from(bytes);
-  if (coding === "gzip") return gunzipSync(buffer).toString();
-  if (coding === "br") return brotliDecompressSync(buffer).toString();
-  if (coding === "zstd") return Buffer.from(Bun.zstdDecompressSync(buffer)).toString();
-  return buffer.toString();
-}
 
 function compressApp() {
   const app = new App({ shared: {}, limits: { stagingBytes: 512 * 1024 } })
@@ -78,7 +70,7 @@ test("negotiates br, zstd and gzip by q-values over the wire; Vary on every comp
       return [
         coding,
         response.header("vary"),
-        decode(coding, response.body) === json,
+        decodeCoding(coding, response.body) === json,
         Number(response.header("content-length")) < json.length || coding === undefined,
       ];
     }),
@@ -165,7 +157,7 @@ test("app.request() decodes the coding as fetch does, or keeps the bytes with de
     decoded.headers.get("content-encoding"),
     (await decoded.text()) === json,
     raw.headers.get("content-encoding"),
-    decode("br", rawBytes) === json,
+    decodeCoding("br", rawBytes) === json,
     rawBytes.length < json.length,
   ]).toEqual(["br", true, "br", true, true]);
   await app.stop();
@@ -313,7 +305,7 @@ test("a stream's coding is chosen at its first write: headers and opt-outs set a
     client.send(`GET ${path} HTTP/1.1\r\nHost: h\r\nAccept-Encoding: gzip\r\n\r\n`);
     const answer = await client.response();
     const coding = answer.header("content-encoding");
-    answers.push([path, coding, answer.header("etag"), decode(coding, answer.body) === json]);
+    answers.push([path, coding, answer.header("etag"), decodeCoding(coding, answer.body) === json]);
   }
   expect(answers).toEqual([
     ["/tagged", "gzip", '"v1-gzip"', true],
