@@ -44,7 +44,10 @@ function fuzzApp() {
   return app;
 }
 
-/** The weight `accept` gives `coding` (RFC 9110 §12.5.3), or undefined when it names neither it nor `*`. */
+/**
+ * The weight `accept` gives `coding` (RFC 9110 §12.5.3), or undefined when it names neither it
+ * nor `*`.
+ */
 function weightOf(accept: string, coding: string): number | undefined {
   let star: number | undefined;
   for (const element of accept.split(",")) {

@@ -71,7 +71,8 @@ test(`${cases} random bursts of pool jobs, some aborted at random moments: each 
       );
       const controller = new AbortController();
       const reason = new Error(`abort ${job}`);
-      // A job that never ends on its own is always given up on (its thread replaced if it ignores it).
+      // A job that never ends on its own is always given up on (its thread replaced if it
+      // ignores the cancel).
       const aborted = kind.startsWith("hang") || (aborting && random.oneIn(3));
       const outstandingBefore = outstanding;
       outstanding++;
