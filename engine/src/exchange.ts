@@ -1,4 +1,5 @@
 import { ExchangeRequest } from "./exchange-request.ts";
+import type { ExchangeHost } from "./internal/exchange-host.ts";
 import { waitWeight } from "./internal/young-collection.ts";
 import { ClientGoneError } from "./response-errors.ts";
 import { ResponseStream } from "./response-stream.ts";
@@ -22,6 +23,13 @@ export class Exchange extends ExchangeRequest {
   #stream: ResponseStream | null = null;
   /** @internal Whether the handler returned without ending the response (see `detach`). */
   detached = false;
+
+  /** @internal Made by the engine for each request. */
+  constructor(connection: ExchangeHost, generation: number) {
+    // Written out: a derived class's implicit constructor passes its arguments on as a rest
+    // array, and JavaScriptCore allocated that array for every pipelined request.
+    super(connection, generation);
+  }
 
   // ---- response -----------------------------------------------------------------------------
 
