@@ -10,7 +10,7 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RawClient, sendInPieces } from "../../engine/test/support/raw-client.ts";
+import { inLanes, leaveAtRandom, sideRequests } from "../../engine/test/support/leaving-clients.ts";
 import { caseSeed, masterSeed, SeededRandom } from "../../engine/test/support/seeded-random.ts";
 import { waitUntil } from "../../engine/test/support/test-server.ts";
 import { listenQuietly } from "../support/listen-quietly.ts";
@@ -18,6 +18,7 @@ import { concat, isUpgrade, randomApp, randomRequest } from "./support/random-ap
 
 const cases = 120;
 const parallelClients = 10;
+const pace = { pauseMs: 60, blindMs: 2000 };
 test(`${cases} random clients of an App leave at random points: the side client is served, nothing is logged, every resource comes back (seed ${masterSeed})`, async () => {
   const folder = mkdtempSync(join(tmpdir(), "corral-leaving-"));
   writeFileSync(join(folder, "big.bin"), new Uint8Array(2 << 20).fill(0x66));
@@ -44,46 +45,16 @@ test(`${cases} random clients of an App leave at random points: the side client 
         if (isUpgrade(request)) break;
       }
       const whole = concat(requests);
-      const sent = whole.subarray(0, random.between(0, whole.length));
-      using client = await RawClient.connect(server.port);
-      const reading = random.pick(["at once", "late", "never"] as const);
-      if (reading !== "at once") client.stopReading();
-      await sendInPieces((piece) => client.push(piece), sent, random.cuts(sent.length));
-      await Bun.sleep(random.between(0, 60));
-      if (reading === "late") client.resumeReading();
-      const leaving = random.pick(["fin", "abrupt", "stays"] as const);
-      if (leaving === "fin") client.end();
-      if (leaving === "abrupt") client.destroy();
-      if (leaving !== "stays") return;
-      // A paused socket sees no close: it reads again once the server should have given up.
-      if (reading === "never") {
-        await Bun.sleep(2000);
-        client.resumeReading();
-      }
-      try {
-        await client.waitForClose(8000);
-      } catch {
-        failures.push({ seed, problem: "a client that stayed was never closed", reading });
-      }
+      const problem = await leaveAtRandom(server.port, whole, random, pace);
+      if (problem !== null) failures.push({ seed, problem });
     };
-    const sideClient = async () => {
-      for (let round = 0; round < 20; round++) {
-        using side = await RawClient.connect(server.port);
-        side.send("GET /sleep/0 HTTP/1.1\r\nHost: h\r\n\r\n");
-        try {
-          const response = await side.response(3000);
-          if (response.text !== "slept") failures.push({ side: round, got: response.statusLine });
-        } catch (error) {
-          failures.push({ side: round, problem: String(error) });
-        }
-        await Bun.sleep(50);
-      }
-    };
-    let next = 0;
-    const lane = async () => {
-      while (next < cases) await runCase(next++);
-    };
-    await Promise.all([...Array.from({ length: parallelClients }, lane), sideClient()]);
+    const side = sideRequests(
+      server.port,
+      "GET /sleep/0 HTTP/1.1\r\nHost: h\r\n\r\n",
+      (response) => response.text === "slept",
+    );
+    await inLanes(cases, parallelClients, runCase);
+    failures.push(...(await side));
     const resources = () => {
       const stats = app.stats();
       return {

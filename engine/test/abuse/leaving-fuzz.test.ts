@@ -8,12 +8,13 @@
 // Set CORRAL_FUZZ_SEED to replay another run; every failure names the seed of its case.
 import { expect, test } from "bun:test";
 import { ClientGoneError, type Exchange, listen, StaleExchangeError } from "../../index.ts";
-import { RawClient, sendInPieces } from "../support/raw-client.ts";
+import { inLanes, leaveAtRandom, sideRequests } from "../support/leaving-clients.ts";
 import { caseSeed, masterSeed, SeededRandom } from "../support/seeded-random.ts";
 import { waitUntil } from "../support/test-server.ts";
 
 const cases = 160;
 const parallelClients = 10;
+const pace = { pauseMs: 40, blindMs: 1500 };
 const kinds = ["text", "stream", "wait", "echo", "streamed", "borrow"] as const;
 type Kind = (typeof kinds)[number];
 
@@ -118,47 +119,16 @@ test(`${cases} random clients leave at random points: the side client is served 
       const random = new SeededRandom(seed);
       const requests = Array.from({ length: random.between(1, 4) }, () => requestBytes(random));
       const whole = new Uint8Array(Buffer.concat(requests));
-      const sent = whole.subarray(0, random.between(0, whole.length));
-      using client = await RawClient.connect(server.port);
-      const reading = random.pick(["at once", "late", "never"] as const);
-      if (reading !== "at once") client.stopReading();
-      await sendInPieces((piece) => client.push(piece), sent, random.cuts(sent.length));
-      await Bun.sleep(random.between(0, 40));
-      if (reading === "late") client.resumeReading();
-      const leaving = random.pick(["fin", "abrupt", "stays"] as const);
-      if (leaving === "fin") client.end();
-      if (leaving === "abrupt") client.destroy();
-      if (leaving !== "stays") return;
-      // A paused socket sees no close: it reads again once the server should have given up.
-      if (reading === "never") {
-        await Bun.sleep(1500);
-        client.resumeReading();
-      }
-      try {
-        // The server gives up on a client that stays (idle, body and output deadlines).
-        await client.waitForClose(8000);
-      } catch {
-        failures.push({ seed, problem: "a client that stayed was never closed", reading });
-      }
+      const problem = await leaveAtRandom(server.port, whole, random, pace);
+      if (problem !== null) failures.push({ seed, problem });
     };
-    const sideClient = async () => {
-      for (let round = 0; round < 20; round++) {
-        using side = await RawClient.connect(server.port);
-        side.send("GET /k/text/5 HTTP/1.1\r\nHost: h\r\n\r\n");
-        try {
-          const response = await side.response(3000);
-          if (response.status !== 200) failures.push({ side: round, status: response.status });
-        } catch (error) {
-          failures.push({ side: round, problem: String(error) });
-        }
-        await Bun.sleep(50);
-      }
-    };
-    let next = 0;
-    const lane = async () => {
-      while (next < cases) await runCase(next++);
-    };
-    await Promise.all([...Array.from({ length: parallelClients }, lane), sideClient()]);
+    const side = sideRequests(
+      server.port,
+      "GET /k/text/5 HTTP/1.1\r\nHost: h\r\n\r\n",
+      (response) => response.status === 200,
+    );
+    await inLanes(cases, parallelClients, runCase);
+    failures.push(...(await side));
     const settled = () => {
       const stats = server.stats();
       return (
