@@ -40,7 +40,10 @@ export interface WebSocketHandler {
   message(session: WebSocketSession, data: Uint8Array, isText: boolean): void | Promise<void>;
   /** The queue went empty after a send was backpressured. */
   drain?(session: WebSocketSession): void;
-  /** The connection is gone; called exactly once. `code` is 1006 when no close frame came. */
+  /**
+   * The connection is gone; called exactly once after `open` (never for a client gone before its
+   * 101 left). `code` is 1006 when no close frame came.
+   */
   close(session: WebSocketSession, code: number, reason: string): void;
   /**
    * One of the callbacks above threw, or `message`'s promise rejected. The engine never lets such

@@ -220,6 +220,8 @@ export class WebSocketSession {
     this.#reported = true;
     const kind = this.#closeKind ?? "abnormal";
     this.#state = stateClosed;
+    // Gone before its 101 left: never opened, so no open count and no `close` (paired with open).
+    if (!this.#started) return false;
     const counters = this.#context.counters;
     counters.open--;
     counters.closes[kind]++;

@@ -92,4 +92,30 @@ describe("the upgrade on the engine", () => {
     expect(closes).toEqual([[1000, "done"]]);
     expect(server.stats().webSockets.closes.normal).toBe(1);
   });
+
+  test("a client gone before its 101 left hears neither open nor close, and the open count stays whole", async () => {
+    // The socket was reset while the handler upgraded: the 101's write failed, and the session
+    // reported a close (and counted one open socket less) though it never opened.
+    const calls: string[] = [];
+    await using server = startServer(
+      upgrading({
+        ...echo,
+        open: () => calls.push("open"),
+        close: () => calls.push("close"),
+      }),
+    );
+    for (let client = 0; client < 40; client++) {
+      const raw = await RawClient.connect(server.port);
+      raw.send(handshakeRequest("/"));
+      raw.destroy();
+    }
+    await waitUntil(() => server.stats().connectionsOpen === 0, "every connection closed");
+    await Bun.sleep(50);
+    const opens = calls.filter((call) => call === "open").length;
+    expect({
+      closes: calls.length - opens,
+      open: server.stats().webSockets.open,
+      accepted: server.stats().webSockets.accepted,
+    }).toEqual({ closes: opens, open: 0, accepted: opens });
+  });
 });
