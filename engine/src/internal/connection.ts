@@ -235,7 +235,7 @@ export class Connection
     this.closer.finish();
   }
 
-  /** Aborts the connection at once (RST), for stalled writers and forced stops. */
+  /** Aborts at once (RST): stalled writers, forced stops, a write that found the socket gone. */
   terminate(): void {
     const socket = this.socket;
     if (socket === null) return;
@@ -307,7 +307,7 @@ export class Connection
     const progressAt = output.lastProgressAt;
     const result = output.writeTo(this.socket!, this.stats, this.context.now);
     if (result === outputClosed) {
-      this.onClose();
+      this.terminate();
       return false;
     }
     if (output.blocked !== wasBlocked) this.stats.blockedConnections += output.blocked ? 1 : -1;

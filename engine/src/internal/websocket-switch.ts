@@ -36,7 +36,6 @@ export interface SwitchHost {
   readonly run: { requestDone(): void };
   terminate(): void;
   lingerClose(): void;
-  onClose(): void;
   pauseReading(): void;
   resumeReading(): void;
 }
@@ -134,7 +133,7 @@ export class WebSocketSwitch implements WebSocketTransport {
     if (output.pending) {
       const result = output.writeTo(host.socket!, host.stats, host.context.now);
       if (result === outputClosed) {
-        host.onClose();
+        host.terminate();
         return;
       }
       if (result === outputBlocked) return;
