@@ -1,6 +1,6 @@
 // Clients that leave while a stream is being written to them must not leave their sockets open
 // in the server. When a write found the socket gone, the engine used to forget the socket without
-// closing it, and Bun did not always close it either: 200 such clients left 60-100 descriptors
+// closing it, and Bun did not always close it either: 200 such clients left 58-102 descriptors
 // open for good in the server's process, though stats() counted no connection (descriptors run
 // out long before slots do). The server runs in a process of its own, as in production: in the
 // test's own process the two ends share one event loop and the race did not show.
