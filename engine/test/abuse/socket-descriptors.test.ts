@@ -5,64 +5,38 @@
 // out long before slots do). The server runs in a process of its own, as in production: in the
 // test's own process the two ends share one event loop and the race did not show.
 import { expect, test } from "bun:test";
-import { readdirSync, readlinkSync } from "node:fs";
 import { RawClient } from "../support/raw-client.ts";
 import { SeededRandom } from "../support/seeded-random.ts";
-
-/** The sockets process `pid` holds open. */
-function openSockets(pid: number): number {
-  let sockets = 0;
-  for (const descriptor of readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      if (readlinkSync(`/proc/${pid}/fd/${descriptor}`).startsWith("socket:")) sockets++;
-    } catch {
-      // Closed between the listing and the look.
-    }
-  }
-  return sockets;
-}
+import { openDescriptors, startServerProcess } from "../support/server-process.ts";
 
 test("clients that half-close or reset mid-stream leave no socket open in the server", async () => {
-  let answer: (message: { port?: number; connections?: number }) => void = () => {};
-  const child = Bun.spawn([process.execPath, `${import.meta.dir}/fixtures/streaming-server.ts`], {
-    stdio: ["ignore", "ignore", "inherit"],
-    ipc: (message) => answer(message),
-  });
-  const next = () =>
-    new Promise<{ port?: number; connections?: number }>((resolve) => (answer = resolve));
-  try {
-    const { port } = await next();
-    const before = openSockets(child.pid);
-    const random = new SeededRandom(7);
-    const clients: RawClient[] = [];
-    await Promise.all(
-      Array.from({ length: 200 }, async (_, index) => {
-        await Bun.sleep(index >> 2);
-        const client = await RawClient.connect(port!);
-        clients.push(client);
-        if (random.oneIn(2)) client.stopReading();
-        client.send("GET /stream HTTP/1.1\r\nHost: h\r\n\r\n".repeat(random.between(1, 3)));
-        if (!random.oneIn(3)) await Bun.sleep(random.between(0, 30));
-        if (random.oneIn(2)) client.end();
-        else client.destroy();
-      }),
-    );
-    // The half-closed clients stay a moment (the server writes on to them), then reset.
-    await Bun.sleep(800);
-    for (const client of clients) client.destroy();
-    let connections = -1;
-    for (let tries = 0; tries < 100 && connections !== 0; tries++) {
-      await Bun.sleep(50);
-      child.send("stats");
-      connections = (await next()).connections!;
-    }
-    await Bun.sleep(200);
-    expect({ connections, socketsLeft: openSockets(child.pid) - before }).toEqual({
-      connections: 0,
-      socketsLeft: 0,
-    });
-  } finally {
-    child.kill();
-    await child.exited;
+  await using server = await startServerProcess(`${import.meta.dir}/fixtures/streaming-server.ts`);
+  const before = openDescriptors(server.pid).sockets;
+  const random = new SeededRandom(7);
+  const clients: RawClient[] = [];
+  await Promise.all(
+    Array.from({ length: 200 }, async (_, index) => {
+      await Bun.sleep(index >> 2);
+      const client = await RawClient.connect(server.ready.port);
+      clients.push(client);
+      if (random.oneIn(2)) client.stopReading();
+      client.send("GET /stream HTTP/1.1\r\nHost: h\r\n\r\n".repeat(random.between(1, 3)));
+      if (!random.oneIn(3)) await Bun.sleep(random.between(0, 30));
+      if (random.oneIn(2)) client.end();
+      else client.destroy();
+    }),
+  );
+  // The half-closed clients stay a moment (the server writes on to them), then reset.
+  await Bun.sleep(800);
+  for (const client of clients) client.destroy();
+  let connections = -1;
+  for (let tries = 0; tries < 100 && connections !== 0; tries++) {
+    await Bun.sleep(50);
+    connections = (await server.ask()).connections as number;
   }
+  await Bun.sleep(200);
+  expect({ connections, socketsLeft: openDescriptors(server.pid).sockets - before }).toEqual({
+    connections: 0,
+    socketsLeft: 0,
+  });
 }, 30_000);
