@@ -10,7 +10,13 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { inLanes, leaveAtRandom, sideRequests } from "../../engine/test/support/leaving-clients.ts";
+import {
+  heldResources,
+  inLanes,
+  leaveAtRandom,
+  nothingHeld,
+  sideRequests,
+} from "../../engine/test/support/leaving-clients.ts";
 import { caseSeed, masterSeed, SeededRandom } from "../../engine/test/support/seeded-random.ts";
 import { waitUntil } from "../../engine/test/support/test-server.ts";
 import { listenQuietly } from "../support/listen-quietly.ts";
@@ -55,31 +61,12 @@ test(`${cases} random clients of an App leave at random points: the side client 
     );
     await inLanes(cases, parallelClients, runCase);
     failures.push(...(await side));
-    const resources = () => {
-      const stats = app.stats();
-      return {
-        connectionsOpen: stats.connectionsOpen,
-        workersBusy: stats.workersBusy,
-        queuedRequests: stats.queuedRequests,
-        blockedConnections: stats.blockedConnections,
-        workersHeldByBlockedOutput: stats.workersHeldByBlockedOutput,
-        workersHeldBySlowUploads: stats.workersHeldBySlowUploads,
-        webSocketsOpen: stats.webSockets.open,
-        subscribers: channel.subscribers,
-        internalErrors: stats.internalErrors,
-      };
-    };
-    const none = {
-      connectionsOpen: 0,
-      workersBusy: 0,
-      queuedRequests: 0,
-      blockedConnections: 0,
-      workersHeldByBlockedOutput: 0,
-      workersHeldBySlowUploads: 0,
-      webSocketsOpen: 0,
-      subscribers: 0,
-      internalErrors: 0,
-    };
+    const resources = () => ({
+      ...heldResources(app.stats()),
+      webSocketsOpen: app.stats().webSockets.open,
+      subscribers: channel.subscribers,
+    });
+    const none = { ...nothingHeld, webSocketsOpen: 0, subscribers: 0 };
     await waitUntil(() => Bun.deepEquals(resources(), none), "every resource back", 10_000).catch(
       () => {},
     );

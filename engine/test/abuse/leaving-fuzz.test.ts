@@ -8,7 +8,13 @@
 // Set CORRAL_FUZZ_SEED to replay another run; every failure names the seed of its case.
 import { expect, test } from "bun:test";
 import { ClientGoneError, type Exchange, listen, StaleExchangeError } from "../../index.ts";
-import { inLanes, leaveAtRandom, sideRequests } from "../support/leaving-clients.ts";
+import {
+  heldResources,
+  inLanes,
+  leaveAtRandom,
+  nothingHeld,
+  sideRequests,
+} from "../support/leaving-clients.ts";
 import { caseSeed, masterSeed, SeededRandom } from "../support/seeded-random.ts";
 import { waitUntil } from "../support/test-server.ts";
 
@@ -129,42 +135,16 @@ test(`${cases} random clients leave at random points: the side client is served 
     );
     await inLanes(cases, parallelClients, runCase);
     failures.push(...(await side));
-    const settled = () => {
-      const stats = server.stats();
-      return (
-        stats.connectionsOpen === 0 &&
-        stats.workersBusy === 0 &&
-        stats.queuedRequests === 0 &&
-        stats.blockedConnections === 0 &&
-        stats.workersHeldByBlockedOutput === 0 &&
-        stats.workersHeldBySlowUploads === 0
-      );
-    };
-    await waitUntil(settled, "every resource back", 10_000).catch(() => {});
-    const stats = server.stats();
+    const held = () => heldResources(server.stats());
+    await waitUntil(() => Bun.deepEquals(held(), nothingHeld), "every resource back", 10_000).catch(
+      () => {},
+    );
     expect({
       seed: masterSeed,
       failures: failures.slice(0, 5),
       failureCount: failures.length,
-      connectionsOpen: stats.connectionsOpen,
-      workersBusy: stats.workersBusy,
-      queuedRequests: stats.queuedRequests,
-      blockedConnections: stats.blockedConnections,
-      workersHeldByBlockedOutput: stats.workersHeldByBlockedOutput,
-      workersHeldBySlowUploads: stats.workersHeldBySlowUploads,
-      internalErrors: stats.internalErrors,
-    }).toEqual({
-      seed: masterSeed,
-      failures: [],
-      failureCount: 0,
-      connectionsOpen: 0,
-      workersBusy: 0,
-      queuedRequests: 0,
-      blockedConnections: 0,
-      workersHeldByBlockedOutput: 0,
-      workersHeldBySlowUploads: 0,
-      internalErrors: 0,
-    });
+      held: held(),
+    }).toEqual({ seed: masterSeed, failures: [], failureCount: 0, held: nothingHeld });
   } finally {
     await server.stop({ graceMs: 100 });
   }

@@ -1,6 +1,7 @@
 // The clients of the leaving fuzz tests (engine/test/abuse/leaving-fuzz.test.ts and
 // test/abuse/leaving-fuzz.test.ts): one that leaves at a random point, and a side client whose
 // requests must still be answered meanwhile.
+import type { EngineStats } from "../../index.ts";
 import { RawClient, sendInPieces, type WireResponse } from "./raw-client.ts";
 import type { SeededRandom } from "./seeded-random.ts";
 
@@ -85,3 +86,27 @@ export async function inLanes(
   };
   await Promise.all(Array.from({ length: lanes }, lane));
 }
+
+/** What a server still holds for its clients: all of it zero once every client is gone. */
+export function heldResources(stats: EngineStats) {
+  return {
+    connectionsOpen: stats.connectionsOpen,
+    workersBusy: stats.workersBusy,
+    queuedRequests: stats.queuedRequests,
+    blockedConnections: stats.blockedConnections,
+    workersHeldByBlockedOutput: stats.workersHeldByBlockedOutput,
+    workersHeldBySlowUploads: stats.workersHeldBySlowUploads,
+    internalErrors: stats.internalErrors,
+  };
+}
+
+/** `heldResources` once every client is gone. */
+export const nothingHeld: ReturnType<typeof heldResources> = {
+  connectionsOpen: 0,
+  workersBusy: 0,
+  queuedRequests: 0,
+  blockedConnections: 0,
+  workersHeldByBlockedOutput: 0,
+  workersHeldBySlowUploads: 0,
+  internalErrors: 0,
+};
