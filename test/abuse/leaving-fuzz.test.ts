@@ -20,7 +20,13 @@ import {
 import { caseSeed, masterSeed, SeededRandom } from "../../engine/test/support/seeded-random.ts";
 import { waitUntil } from "../../engine/test/support/test-server.ts";
 import { listenQuietly } from "../support/listen-quietly.ts";
-import { concat, isUpgrade, randomApp, randomRequest } from "./support/random-app.ts";
+import {
+  concat,
+  isUpgrade,
+  randomApp,
+  randomAppPool,
+  randomRequest,
+} from "./support/random-app.ts";
 
 const cases = 120;
 const parallelClients = 10;
@@ -30,7 +36,8 @@ test(`${cases} random clients of an App leave at random points: the side client 
   writeFileSync(join(folder, "big.bin"), new Uint8Array(2 << 20).fill(0x66));
   const logged: string[] = [];
   const failures: unknown[] = [];
-  const { app, channel } = randomApp(folder, logged);
+  await using pool = randomAppPool();
+  const { app, channel } = randomApp(folder, logged, pool);
   const server = listenQuietly(app);
   let publishing = true;
   const publisher = (async () => {

@@ -17,7 +17,13 @@ import {
 } from "../../engine/test/support/raw-client.ts";
 import { caseSeed, masterSeed, SeededRandom } from "../../engine/test/support/seeded-random.ts";
 import { listenQuietly } from "../support/listen-quietly.ts";
-import { concat, isUpgrade, randomApp, randomRequest } from "./support/random-app.ts";
+import {
+  concat,
+  isUpgrade,
+  randomApp,
+  randomAppPool,
+  randomRequest,
+} from "./support/random-app.ts";
 
 const cases = 16;
 /** What stop() may take beyond its grace: closing sockets and the last turns of the loop. */
@@ -39,7 +45,10 @@ function wrongAnswer(target: string, response: WireResponse, fileBytes: number):
       : 200;
   if (response.status !== expectedStatus) return `${target}: ${response.statusLine}`;
   const text = () => Buffer.from(body).toString("latin1");
-  if (target.startsWith("/sleep/")) return text() === "slept" ? null : `${target}: ${text()}`;
+  if (target.startsWith("/sleep/") || target.startsWith("/pool/")) {
+    return text() === "slept" ? null : `${target}: ${text()}`;
+  }
+  if (target.startsWith("/off/")) return text() === "off" ? null : `${target}: ${text()}`;
   if (target.startsWith("/page/")) {
     return text() === "p".repeat(Number(target.slice(6))) ? null : `${target}: a wrong page`;
   }
@@ -63,12 +72,13 @@ test(`${cases} random stops of a busy App: stop() keeps its grace, every client 
   writeFileSync(join(folder, "big.bin"), new Uint8Array(fileBytes).fill(0x66));
   const failures: unknown[] = [];
   const logged: string[] = [];
+  await using pool = randomAppPool();
   try {
     for (let index = 0; index < cases; index++) {
       const seed = caseSeed("app-stop", index);
       const random = new SeededRandom(seed);
       const fail = (problem: unknown) => failures.push({ seed, problem });
-      const { app, channel } = randomApp(folder, logged);
+      const { app, channel } = randomApp(folder, logged, pool);
       const server = listenQuietly(app);
       channel.publish({ n: 0 });
       const clients = await Promise.all(

@@ -1,17 +1,31 @@
 // The App and the random requests of the App-level fuzz tests (leaving-fuzz, stop-fuzz): one
-// route of each kind that holds something while a client is away (a worker, a stream, a file, a
-// subscription, a WebSocket), and a generator of raw requests for them.
-import { App, EventChannel, serverSentEvents, serveStatic } from "corral";
+// route of each kind that holds something while a client is away (a worker, a wait off the
+// worker, a pool job, a stream, a file, a subscription, a WebSocket), and a generator of raw
+// requests for them.
+import { App, EventChannel, serverSentEvents, serveStatic, WorkerPool } from "corral";
 import { compress } from "corral/middleware";
 import type { SeededRandom } from "../../../engine/test/support/seeded-random.ts";
 import { handshakeRequest } from "../../../engine/test/support/websocket-client.ts";
 import { clientFrame } from "../../../engine/test/support/websocket-frames.ts";
+import type { FixtureRequest, FixtureResponse } from "../../services/fixtures/jobs-worker.ts";
 
 const latin1 = (text: string) => new Uint8Array(Buffer.from(text, "latin1"));
 export const concat = (parts: readonly Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
 
-/** The App over `folder` (which holds `big.bin`); errors it logs go to `logged`. */
-export function randomApp(folder: string, logged: string[]) {
+/** The pool of the App's `/pool` route: bounded well above what the fuzz clients ask at once. */
+export type RandomAppPool = WorkerPool<FixtureRequest, FixtureResponse>;
+
+/** A pool for `randomApp`, whose jobs sleep; the caller closes it. */
+export function randomAppPool(): RandomAppPool {
+  const script = new URL("../../services/fixtures/jobs-worker.ts", import.meta.url);
+  return new WorkerPool<FixtureRequest, FixtureResponse>({ script, threads: 2, maxQueuedJobs: 64 });
+}
+
+/**
+ * The App over `folder` (which holds `big.bin`), its `/pool` route on `pool`; errors it logs go
+ * to `logged`.
+ */
+export function randomApp(folder: string, logged: string[], pool: RandomAppPool) {
   const channel = new EventChannel<{ n: number }>({ replayCapacity: 16, maxSubscribers: 256 });
   const app = new App({
     shared: {},
@@ -39,6 +53,15 @@ export function randomApp(folder: string, logged: string[]) {
   app.route("GET", "/sleep/:ms", async (ctx) => {
     await ctx.sleep(Number(ctx.params.ms));
     ctx.response.text(200, "slept");
+  });
+  app.route("GET", "/off/:ms", async (ctx) => {
+    const waited = Bun.sleep(Number(ctx.params.ms)).then(() => "off");
+    ctx.response.text(200, await ctx.awaitOffWorker(waited));
+  });
+  app.route("GET", "/pool/:ms", async (ctx) => {
+    // The way most handlers are written: no context, no signal.
+    const result = await pool.run({ kind: "sleep", milliseconds: Number(ctx.params.ms) });
+    ctx.response.text(200, result.value);
   });
   app.route(
     "PUT",
@@ -73,6 +96,8 @@ export function randomRequest(random: SeededRandom): Uint8Array {
   const kind = random.pick([
     "stream",
     "sleep",
+    "off",
+    "pool",
     "upload",
     "form",
     "page",
@@ -87,13 +112,12 @@ export function randomRequest(random: SeededRandom): Uint8Array {
       return get(`/stream/${random.pick([1, 5, 60])}`);
     case "sleep":
       return get(`/sleep/${random.between(0, 40)}`);
-    case "upload": {
-      const body = new Uint8Array(random.pick([0, 5, 40_000, 300_000])).fill(0x75);
-      return concat([
-        latin1(`PUT /upload HTTP/1.1\r\nHost: h\r\nContent-Length: ${body.length}\r\n\r\n`),
-        body,
-      ]);
-    }
+    case "off":
+      return get(`/off/${random.between(0, 40)}`);
+    case "pool":
+      return get(`/pool/${random.between(0, 40)}`);
+    case "upload":
+      return randomUpload(random);
     case "form": {
       const body = latin1(Array.from({ length: random.between(1, 200) }, () => "v=1").join("&"));
       return concat([
@@ -124,4 +148,26 @@ export function randomRequest(random: SeededRandom): Uint8Array {
 /** Whether `request` is a WebSocket upgrade (after which the connection carries frames). */
 export function isUpgrade(request: Uint8Array): boolean {
   return Buffer.from(request.subarray(0, 8)).toString("latin1") === "GET /ws ";
+}
+
+/** A streamed upload of a random size, sized or chunked, with or without `Expect: 100-continue`. */
+function randomUpload(random: SeededRandom): Uint8Array {
+  const size = random.pick([0, 5, 40_000, 300_000]);
+  const expect = random.oneIn(3) ? "Expect: 100-continue\r\n" : "";
+  const head = (framing: string) =>
+    latin1(`PUT /upload HTTP/1.1\r\nHost: h\r\n${expect}${framing}\r\n`);
+  if (random.oneIn(2)) {
+    return concat([head(`Content-Length: ${size}\r\n`), new Uint8Array(size).fill(0x75)]);
+  }
+  const chunks: Uint8Array[] = [];
+  for (let left = size; left > 0; ) {
+    const length = Math.min(left, random.between(1, 70_000));
+    chunks.push(
+      latin1(`${length.toString(16)}\r\n`),
+      new Uint8Array(length).fill(0x75),
+      latin1("\r\n"),
+    );
+    left -= length;
+  }
+  return concat([head("Transfer-Encoding: chunked\r\n"), ...chunks, latin1("0\r\n\r\n")]);
 }
