@@ -555,6 +555,8 @@ const invalidCases: readonly InvalidCase[] = [
     "malformedRequest",
   ],
   ["bare LF line endings", "GET / HTTP/1.1\nHost: h\n\n", 400, "malformedRequest"],
+  // Answered at once: no LF will come to end the line, and none is waited for.
+  ["bare CR line endings, no LF at all", "GET / HTTP/1.1\rHost: h\r\r", 400, "malformedRequest"],
   ["Content-Length: -1", post("Content-Length: -1\r\n"), 400, "malformedRequest"],
   ["Content-Length: 1e3", post("Content-Length: 1e3\r\n"), 400, "malformedRequest"],
   ["Content-Length: +5", post("Content-Length: +5\r\n"), 400, "malformedRequest"],

@@ -511,6 +511,11 @@ const invalidHeads: ReadonlyArray<readonly [string, string, EngineErrorName]> = 
   ["a bare CR in a value", "GET / HTTP/1.1\r\nHost: h\r\nX: a\rb\r\n\r\n", "malformedRequest"],
   ["bare LF line endings", "GET / HTTP/1.1\nHost: h\n\n", "malformedRequest"],
   ["a bare LF ending the head", "GET / HTTP/1.1\r\nHost: h\r\n\n", "malformedRequest"],
+  // Refused at the byte after the CR, not left incomplete until a LF that may never come.
+  ["bare CR line endings, no LF at all", "GET / HTTP/1.1\rHost: h\r\r", "malformedRequest"],
+  ["a bare CR in a field line, no LF after it", "GET / HTTP/1.1\r\nHost: h\rX", "malformedRequest"],
+  ["a bare CR in the request line, no LF after it", "GET /a\rb", "malformedRequest"],
+  ["a CR CR LF ending the request line", "GET / HTTP/1.1\r\r\nHost: h\r\n\r\n", "malformedRequest"],
   [
     "Content-Length -1",
     "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: -1\r\n\r\n",
@@ -649,6 +654,16 @@ const invalidHeads: ReadonlyArray<readonly [string, string, EngineErrorName]> = 
   [
     "a 66-byte request line ending in a bare LF is 414 before it is malformed",
     `GET /${"a".repeat(52)} HTTP/1.1\nHost: h\r\n\r\n`,
+    "requestLineTooLong",
+  ],
+  [
+    "a bare CR early in a request line later over its limit is malformed, not 414",
+    `GET /a\rb${"a".repeat(80)} HTTP/1.1\r\nHost: h\r\n\r\n`,
+    "malformedRequest",
+  ],
+  [
+    "a bare CR after a request line passed its limit is 414",
+    `GET /${"a".repeat(70)}\rb HTTP/1.1\r\nHost: h\r\n\r\n`,
     "requestLineTooLong",
   ],
   [

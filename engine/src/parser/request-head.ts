@@ -55,10 +55,19 @@ export function parseRequestHead(head: ParsedHead, end: number, limits: HeadLimi
     let lineFeed =
       !head.requestLineDone && position === head.lineStart ? wholeRequestLineFeed(head, end) : -1;
     const wholeLine = lineFeed >= 0;
-    if (!wholeLine) lineFeed = findLineFeed(buffer, base + position, end, base);
+    if (!wholeLine) {
+      // The byte before `position` ended the previous call's bytes: a CR there is looked at again.
+      const from = position > head.lineStart ? position - 1 : position;
+      lineFeed = findLineFeed(buffer, base + from, end, base);
+    }
     if (lineFeed < 0) {
       head.scanned = available;
       return limitErrorBefore(head, available, limits);
+    }
+    if (buffer[base + lineFeed] === CR) {
+      // A bare CR is known to be one at the byte after it, as a LF ends a line.
+      const overLimit = limitErrorBefore(head, lineFeed + 1, limits);
+      return overLimit !== headIncomplete ? overLimit : errorCode.malformedRequest;
     }
     // A limit the bytes before this LF already passed answers first, as it would have had the
     // bytes come one at a time: the answer must not depend on how the head was split.
@@ -100,10 +109,17 @@ export function parseRequestHead(head: ParsedHead, end: number, limits: HeadLimi
   return limitErrorBefore(head, available, limits);
 }
 
-/** The offset from `base` of the first LF in `buffer[from, end)`, or -1. */
+/**
+ * The offset from `base` of the first LF in `buffer[from, end)`, or of a bare CR before it (a CR
+ * followed by anything but LF, which RFC 9112 §2.2 lets a recipient refuse: no line of a head
+ * can hold one), or -1. A bare CR is refused as soon as the byte after it comes: waiting for a
+ * LF would answer a head that is already malformed only at the header deadline, with a 408.
+ */
 function findLineFeed(buffer: Uint8Array, from: number, end: number, base: number): number {
   for (let index = from; index < end; index++) {
-    if (buffer[index] === LF) return index - base;
+    const byte = buffer[index];
+    if (byte === LF) return index - base;
+    if (byte === CR && index + 1 < end && buffer[index + 1] !== LF) return index - base;
   }
   return -1;
 }
