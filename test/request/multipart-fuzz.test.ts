@@ -25,6 +25,12 @@ interface Built {
     content: Uint8Array;
   }[];
   readonly damaged: boolean;
+  /**
+   * Whether no part holds the delimiter anywhere, as a browser guarantees by its choice of
+   * boundary. RFC 2046 §5.1.1 forbids it only at the start of a line, and corral reads it
+   * mid-line as content; Bun's `formData()` takes it for a delimiter wherever it is.
+   */
+  readonly browserShaped: boolean;
 }
 
 function text(random: SeededRandom, alphabet: readonly string[], most: number): string {
@@ -97,7 +103,10 @@ function build(random: SeededRandom): Built {
     }
     body = new Uint8Array(bytes);
   }
-  return { boundary, body, parts, damaged };
+  const browserShaped = parts.every(
+    (part) => !Buffer.from(part.content).toString("latin1").includes(`--${boundary}`),
+  );
+  return { boundary, body, parts, damaged, browserShaped };
 }
 
 type Outcome = string | { name: string; filename?: string; type?: string; content: string }[];
@@ -194,6 +203,12 @@ test(`${cases} random multipart bodies: buffered and streamed in random pieces a
       type: part.type,
       content: hex(part.content),
     }));
+    if (!built.browserShaped) {
+      if (JSON.stringify(expected) !== JSON.stringify(JSON.parse(JSON.stringify(sent)))) {
+        mismatches.push({ seed, what: "as sent", sent, expected });
+      }
+      continue;
+    }
     const bun = await new Request("http://localhost/", {
       method: "POST",
       headers: { "Content-Type": contentType },
