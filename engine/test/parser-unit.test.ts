@@ -662,6 +662,11 @@ const invalidHeads: ReadonlyArray<readonly [string, string, EngineErrorName]> = 
     "malformedRequest",
   ],
   [
+    "a request line cut short by a LF where its version should be, the next LF past the limit",
+    `GET /${"a".repeat(55)} X\r\nAB: c\r\n\r\n`,
+    "malformedRequest",
+  ],
+  [
     "a bare CR after a request line passed its limit is 414",
     `GET /${"a".repeat(70)}\rb HTTP/1.1\r\nHost: h\r\n\r\n`,
     "requestLineTooLong",

@@ -1,6 +1,7 @@
 import { errorCode } from "../errors.ts";
 import { fieldValueBytes, tokenBytes } from "./character-classes.ts";
 import { hostNamesTarget } from "./host-target.ts";
+import { findLineEnd } from "./line-end.ts";
 import type { ParsedHead } from "./parsed-head.ts";
 import {
   finishRequestLine,
@@ -54,25 +55,29 @@ export function parseRequestHead(head: ParsedHead, end: number, limits: HeadLimi
     // A request line that came whole is found by the scan its method and target need anyway.
     let lineFeed =
       !head.requestLineDone && position === head.lineStart ? wholeRequestLineFeed(head, end) : -1;
-    const wholeLine = lineFeed >= 0;
+    // Over its limit, a whole request line goes the general way too: the limit answers at the
+    // line's first LF or bare CR, and that scan does not look for them among the version's bytes.
+    const wholeLine = lineFeed >= 0 && limitErrorBefore(head, lineFeed, limits) === headIncomplete;
     if (!wholeLine) {
       // The byte before `position` ended the previous call's bytes: a CR there is looked at again.
       const from = position > head.lineStart ? position - 1 : position;
-      lineFeed = findLineFeed(buffer, base + from, end, base);
-    }
-    if (lineFeed < 0) {
-      head.scanned = available;
-      return limitErrorBefore(head, available, limits);
-    }
-    if (buffer[base + lineFeed] === CR) {
+      lineFeed = findLineEnd(buffer, base + from, end, base);
+      if (lineFeed < 0) {
+        head.scanned = available;
+        return limitErrorBefore(head, available, limits);
+      }
       // A bare CR is known to be one at the byte after it, as a LF ends a line.
-      const overLimit = limitErrorBefore(head, lineFeed + 1, limits);
-      return overLimit !== headIncomplete ? overLimit : errorCode.malformedRequest;
+      const bareCarriageReturn = buffer[base + lineFeed] === CR;
+      // A limit the bytes before this LF (or after this CR) already passed answers first, as it
+      // would have had the bytes come one at a time: the answer must not depend on the split.
+      const overLimit = limitErrorBefore(
+        head,
+        bareCarriageReturn ? lineFeed + 1 : lineFeed,
+        limits,
+      );
+      if (overLimit !== headIncomplete) return overLimit;
+      if (bareCarriageReturn) return errorCode.malformedRequest;
     }
-    // A limit the bytes before this LF already passed answers first, as it would have had the
-    // bytes come one at a time: the answer must not depend on how the head was split.
-    const overLimit = limitErrorBefore(head, lineFeed, limits);
-    if (overLimit !== headIncomplete) return overLimit;
     // RFC 9112 §2.2: a bare LF is not accepted as a line terminator here (strict).
     if (lineFeed === head.lineStart || buffer[base + lineFeed - 1] !== CR) {
       return errorCode.malformedRequest;
@@ -107,21 +112,6 @@ export function parseRequestHead(head: ParsedHead, end: number, limits: HeadLimi
     if (result !== 0) return result;
   }
   return limitErrorBefore(head, available, limits);
-}
-
-/**
- * The offset from `base` of the first LF in `buffer[from, end)`, or of a bare CR before it (a CR
- * followed by anything but LF, which RFC 9112 §2.2 lets a recipient refuse: no line of a head
- * can hold one), or -1. A bare CR is refused as soon as the byte after it comes: waiting for a
- * LF would answer a head that is already malformed only at the header deadline, with a 408.
- */
-function findLineFeed(buffer: Uint8Array, from: number, end: number, base: number): number {
-  for (let index = from; index < end; index++) {
-    const byte = buffer[index];
-    if (byte === LF) return index - base;
-    if (byte === CR && index + 1 < end && buffer[index + 1] !== LF) return index - base;
-  }
-  return -1;
 }
 
 /**
