@@ -102,6 +102,8 @@ export function randomRequest(random: SeededRandom): Uint8Array {
     "form",
     "page",
     "events",
+    // Twice: a client must get far enough into a file for it to be sent, which many do not.
+    "file",
     "file",
     "ws",
   ] as const);
