@@ -21,8 +21,9 @@ export interface GroupStats {
   /** Each process's own counters. */
   readonly perProcess: ReadonlyArray<{ readonly pid: number; readonly stats: EngineStats }>;
   /**
-   * Process ids of the processes that did not answer within `livenessDeadlineMs` (busy or hung;
-   * a hung one is killed and restarted by the liveness check). Empty when all answered.
+   * Process ids of the processes asked that did not answer within `livenessDeadlineMs` (busy or
+   * hung; a hung one is killed and restarted by the liveness check), or that exited before
+   * answering. Empty when all answered.
    */
   readonly unanswered: readonly number[];
 }

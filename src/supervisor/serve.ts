@@ -253,8 +253,10 @@ export async function serve(entryModule: string | URL, options: ServeOptions): P
       const unanswered: number[] = [];
       children.forEach((child, index) => {
         const stats = answers[index]!;
-        if (stats === "no answer") unanswered.push(child.pid);
-        else if (stats !== "exited") perProcess.push({ pid: child.pid, stats });
+        // A process asked that exited before answering (a hung one the liveness check killed
+        // meanwhile, or a crash) did not answer either: which of the two came first is a race.
+        if (stats === "no answer" || stats === "exited") unanswered.push(child.pid);
+        else perProcess.push({ pid: child.pid, stats });
       });
       return {
         processes: perProcess.length,

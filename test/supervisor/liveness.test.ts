@@ -100,6 +100,39 @@ test("a process whose event loop is stuck is killed, counted and restarted, and 
   delete process.env.SPIN_STARTED_FILE;
 });
 
+test("a process that exits while stats() waits for it is listed as unanswered, not left out", async () => {
+  const spinFile = `${tmpdir()}/corral-spin-exit-${process.pid}-${Date.now()}`;
+  process.env.SPIN_STARTED_FILE = spinFile;
+  try {
+    group = await startGroup([]);
+    const running = group;
+    const [first, second] = sorted(group.pids());
+    using client = await RawClient.connect(group.port);
+    client.send("GET /spin HTTP/1.1\r\nHost: x\r\n\r\n");
+    const spinningPid = () => (existsSync(spinFile) ? Number(readFileSync(spinFile, "utf8")) : 0);
+    await waitUntil(() => spinningPid() > 0, "the handler to spin");
+    const stuck = spinningPid();
+    // Asked while it spins, then killed well before the deadline: the race the liveness check
+    // runs against stats() when it kills a hung process, decided here by the test.
+    const asked = running.stats();
+    await Bun.sleep(200);
+    process.kill(stuck, "SIGKILL");
+    const stats = await asked;
+    expect({
+      processes: stats.processes,
+      answered: stats.perProcess.map(({ pid }) => pid),
+      unanswered: stats.unanswered,
+    }).toEqual({
+      processes: 1,
+      answered: [stuck === first ? second! : first!],
+      unanswered: [stuck],
+    });
+  } finally {
+    rmSync(spinFile, { force: true });
+    delete process.env.SPIN_STARTED_FILE;
+  }
+});
+
 test("a process busy with a synchronous handler for less than the deadline is not killed", async () => {
   const log: string[] = [];
   group = await startGroup(log);
