@@ -36,19 +36,31 @@ function startGroup(log: string[]): Promise<Supervisor> {
   });
 }
 
-test("a process whose event loop is stuck is killed, counted and restarted, and stats() does not wait for it", async () => {
-  const spinFile = `${tmpdir()}/corral-spin-${process.pid}-${Date.now()}`;
+/**
+ * A group of two whose one process spins in a handler: the process that spins (its pid written
+ * to `spinFile`, which the fixture reads from SPIN_STARTED_FILE), the other, and the client whose
+ * request it spins on (keep it open).
+ */
+async function spinOneOfTwo(spinFile: string, log: string[]) {
   process.env.SPIN_STARTED_FILE = spinFile;
-  const log: string[] = [];
   group = await startGroup(log);
   const running = group;
   const [first, second] = sorted(group.pids());
-  using client = await RawClient.connect(group.port);
+  const client = await RawClient.connect(group.port);
   client.send("GET /spin HTTP/1.1\r\nHost: x\r\n\r\n");
   // The file is created, then its pid written: wait for the pid.
   const spinningPid = () => (existsSync(spinFile) ? Number(readFileSync(spinFile, "utf8")) : 0);
   await waitUntil(() => spinningPid() > 0, "the handler to spin");
   const stuck = spinningPid();
+  return { running, client, stuck, other: stuck === first ? second! : first! };
+}
+
+test("a process whose event loop is stuck is killed, counted and restarted, and stats() does not wait for it", async () => {
+  const spinFile = `${tmpdir()}/corral-spin-${process.pid}-${Date.now()}`;
+  const log: string[] = [];
+  const spun = await spinOneOfTwo(spinFile, log);
+  const { running, stuck, other } = spun;
+  using _client = spun.client;
   const spinningSince = performance.now();
 
   // stats() answers within the deadline, without the stuck process and naming it.
@@ -60,7 +72,7 @@ test("a process whose event loop is stuck is killed, counted and restarted, and 
     processes: stats!.processes,
     answered: stats!.perProcess.map(({ pid }) => pid),
     unanswered: stats!.unanswered,
-  }).toEqual({ processes: 1, answered: [stuck === first ? second! : first!], unanswered: [stuck] });
+  }).toEqual({ processes: 1, answered: [other], unanswered: [stuck] });
   expect(statsMs).toBeLessThan(1000 + 500);
 
   // Killed after the deadline (plus at most one interval), logged, then restarted.
@@ -102,16 +114,10 @@ test("a process whose event loop is stuck is killed, counted and restarted, and 
 
 test("a process that exits while stats() waits for it is listed as unanswered, not left out", async () => {
   const spinFile = `${tmpdir()}/corral-spin-exit-${process.pid}-${Date.now()}`;
-  process.env.SPIN_STARTED_FILE = spinFile;
   try {
-    group = await startGroup([]);
-    const running = group;
-    const [first, second] = sorted(group.pids());
-    using client = await RawClient.connect(group.port);
-    client.send("GET /spin HTTP/1.1\r\nHost: x\r\n\r\n");
-    const spinningPid = () => (existsSync(spinFile) ? Number(readFileSync(spinFile, "utf8")) : 0);
-    await waitUntil(() => spinningPid() > 0, "the handler to spin");
-    const stuck = spinningPid();
+    const spun = await spinOneOfTwo(spinFile, []);
+    const { running, stuck, other } = spun;
+    using _client = spun.client;
     // Asked while it spins, then killed well before the deadline: the race the liveness check
     // runs against stats() when it kills a hung process, decided here by the test.
     const asked = running.stats();
@@ -122,11 +128,7 @@ test("a process that exits while stats() waits for it is listed as unanswered, n
       processes: stats.processes,
       answered: stats.perProcess.map(({ pid }) => pid),
       unanswered: stats.unanswered,
-    }).toEqual({
-      processes: 1,
-      answered: [stuck === first ? second! : first!],
-      unanswered: [stuck],
-    });
+    }).toEqual({ processes: 1, answered: [other], unanswered: [stuck] });
   } finally {
     rmSync(spinFile, { force: true });
     delete process.env.SPIN_STARTED_FILE;
