@@ -1,6 +1,5 @@
 import { ExchangeRequest } from "./exchange-request.ts";
 import type { ExchangeHost } from "./internal/exchange-host.ts";
-import { waitWeight } from "./internal/young-collection.ts";
 import { ClientGoneError } from "./response-errors.ts";
 import { ResponseStream } from "./response-stream.ts";
 import type { WebSocketSession } from "./websocket/websocket-session.ts";
@@ -262,7 +261,7 @@ export class Exchange extends ExchangeRequest {
     if (this.bodyInWorker) this.bodyReleased = true;
     const { lease, stream, draft, context } = this.host;
     lease.releaseWhileWaiting(stream.headSent ? 0 : draft.headerLength);
-    context.youngCollection.count(waitWeight);
+    context.youngCollection.countWait();
   }
 
   /**

@@ -1,5 +1,14 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createEngine, type Handler } from "../index.ts";
+import {
+  type CollectionClock,
+  CollectionCost,
+  freeCollectionMs,
+  maximumCollectionShare,
+  maximumDeferredPeriods,
+  overrideFreeCollectionMs,
+  rechecksPerPeriod,
+} from "../src/internal/collection-cost.ts";
 import {
   inboundBytesPerYoungCollection,
   inboundChunkMinimumBytes,
@@ -86,6 +95,16 @@ describe("YoungCollection", () => {
   });
 });
 
+/**
+ * The counts over sockets are exact only if no collection puts the next off (a first collection
+ * in a busy test process can cost more than freeCollectionMs): off in the describe blocks that
+ * count them. CollectionCost has its own tests.
+ */
+function withoutDeferral(): void {
+  beforeAll(() => overrideFreeCollectionMs(Number.POSITIVE_INFINITY));
+  afterAll(() => overrideFreeCollectionMs(undefined));
+}
+
 /** Sends pipelined requests in rounds of these counts; the young collections after each round. */
 async function collectionsAfter(handler: Handler, requests: number[]): Promise<number[]> {
   await using server = startServer(handler);
@@ -103,6 +122,7 @@ async function collectionsAfter(handler: Handler, requests: number[]): Promise<n
 }
 
 describe("response text toward young collections", () => {
+  withoutDeferral();
   test("text under textBytesPerRequestWeight counts nothing; at it, one request; past the cap, textWeightCap", () => {
     const { collection, runs } = counted();
     collection.count(requestsPerYoungCollection - 1);
@@ -171,6 +191,7 @@ describe("response text toward young collections", () => {
 });
 
 describe("waits off the worker toward young collections", () => {
+  withoutDeferral();
   test("a request that gives its worker back counts 1 + waitWeight requests, over a socket", async () => {
     const perRequest = 1 + waitWeight;
     const under = Math.floor(requestsPerYoungCollection / perRequest);
@@ -213,5 +234,132 @@ describe("createEngine's requestCollectionWeight", () => {
       refusal("1.5"),
       refusal("NaN"),
     ]);
+  });
+});
+
+/** Clocks a test moves by hand; a collection costs what the test says, in both. */
+function handClock() {
+  const clock = { wall: 1000, cpu: 0 };
+  const clocks: CollectionClock = { now: () => clock.wall, cpu: () => clock.cpu };
+  const collectCosting = (ms: () => number) => () => {
+    const cost = ms();
+    clock.wall += cost;
+    clock.cpu += cost;
+  };
+  return { clock, clocks, collectCosting };
+}
+
+describe("CollectionCost: dear collections are kept under maximumCollectionShare of the time", () => {
+  const dear = 6;
+  const wait = dear / maximumCollectionShare;
+
+  test("after a collection that cost freeCollectionMs or more, the next waits until cost / share after it began", () => {
+    const { clock, clocks, collectCosting } = handClock();
+    const cost = new CollectionCost(clocks);
+    cost.measure(collectCosting(() => dear));
+    const began = clock.wall - dear;
+    clock.wall = began + wait - 0.001;
+    expect(cost.defers()).toBe(true);
+    clock.wall = began + wait;
+    expect(cost.defers()).toBe(false);
+  });
+
+  test("a collection that cost less than freeCollectionMs delays nothing", () => {
+    const { clocks, collectCosting } = handClock();
+    const cost = new CollectionCost(clocks);
+    cost.measure(collectCosting(() => freeCollectionMs - 0.001));
+    expect(cost.defers()).toBe(false);
+    cost.measure(collectCosting(() => freeCollectionMs));
+    expect(cost.defers()).toBe(true);
+  });
+
+  test("the cost is the lesser of wall and CPU time: either alone reading high delays nothing", () => {
+    const { clock, clocks } = handClock();
+    const cost = new CollectionCost(clocks);
+    // Another process had the core: long in wall time, little CPU.
+    cost.measure(() => {
+      clock.wall += 50;
+      clock.cpu += 0.5;
+    });
+    expect(cost.defers()).toBe(false);
+    // Another thread's time accounted in the window: much CPU, little wall time.
+    cost.measure(() => {
+      clock.wall += 0.5;
+      clock.cpu += 50;
+    });
+    expect(cost.defers()).toBe(false);
+  });
+
+  test("a collection is put off at most (maximumDeferredPeriods - 1) periods' worth of looks", () => {
+    const { clocks, collectCosting } = handClock();
+    const cost = new CollectionCost(clocks);
+    cost.measure(collectCosting(() => 1000));
+    const looks = (maximumDeferredPeriods - 1) * rechecksPerPeriod;
+    for (let look = 0; look < looks; look++) expect(cost.defers()).toBe(true);
+    expect(cost.defers()).toBe(false);
+    // The next collection starts the count of looks over.
+    cost.measure(collectCosting(() => 1000));
+    expect(cost.defers()).toBe(true);
+  });
+});
+
+describe("YoungCollection with dear collections", () => {
+  const recheck = requestsPerYoungCollection / rechecksPerPeriod;
+
+  function dearCollections(ms: number) {
+    const { clock, clocks, collectCosting } = handClock();
+    let runs = 0;
+    const collection = new YoungCollection(
+      collectCosting(() => {
+        runs++;
+        return ms;
+      }),
+      1,
+      new CollectionCost(clocks),
+    );
+    return { clock, collection, runs: () => runs };
+  }
+
+  const waitsPerPeriod = requestsPerYoungCollection / waitWeight;
+  const waitsPerRecheck = recheck / waitWeight;
+
+  test("a collection the waits made due while the last one's cost still counts is looked at again an eighth of a period on, and runs once the time has passed", () => {
+    const { clock, collection, runs } = dearCollections(6);
+    collection.count(requestsPerYoungCollection);
+    expect(runs()).toBe(1);
+    for (let wait = 0; wait < waitsPerPeriod; wait++) collection.countWait();
+    expect(runs()).toBe(1);
+    for (let wait = 1; wait < waitsPerRecheck; wait++) collection.countWait();
+    clock.wall += 6 / maximumCollectionShare;
+    expect(runs()).toBe(1);
+    collection.countWait();
+    expect(runs()).toBe(2);
+  });
+
+  test("however dear, a collection the waits made due comes maximumDeferredPeriods periods after the last at the latest", () => {
+    const { collection, runs } = dearCollections(1000);
+    collection.count(requestsPerYoungCollection);
+    expect(runs()).toBe(1);
+    const latest = maximumDeferredPeriods * waitsPerPeriod;
+    for (let wait = 1; wait < latest; wait++) collection.countWait();
+    expect(runs()).toBe(1);
+    collection.countWait();
+    expect(runs()).toBe(2);
+  });
+
+  test("a collection the requests' own count or the bytes read made due runs however dear the last one was", () => {
+    const { collection, runs } = dearCollections(1000);
+    collection.count(requestsPerYoungCollection);
+    expect(runs()).toBe(1);
+    collection.count(requestsPerYoungCollection);
+    expect(runs()).toBe(2);
+    collection.countInbound(inboundBytesPerYoungCollection);
+    expect(runs()).toBe(3);
+    // Waits under half of the count do not make it theirs.
+    for (let wait = 1; wait < waitsPerPeriod / 2; wait++) collection.countWait();
+    collection.count(requestsPerYoungCollection / 2 + waitWeight - 1);
+    expect(runs()).toBe(3);
+    collection.count();
+    expect(runs()).toBe(4);
   });
 });

@@ -36,13 +36,12 @@ export interface ExchangeHost {
   /** The handler's part: whether it still runs, and publishing a detached exchange's draft. */
   readonly run: Pick<HandlerRun, "running" | "publish">;
   /**
-   * The engine's count toward young collections (a wait off the worker counts `waitWeight`), and
+   * The engine's count toward young collections (a wait off the worker counts `waitWeight`: `countWait`), and
    * which requests stream their bodies.
    */
-  readonly context: { readonly youngCollection: Pick<YoungCollection, "count"> } & Pick<
-    EngineContext,
-    "streamBodies"
-  >;
+  readonly context: {
+    readonly youngCollection: Pick<YoungCollection, "count" | "countWait">;
+  } & Pick<EngineContext, "streamBodies">;
   /** The way to WebSocket (`exchange.upgradeToWebSocket`). */
   readonly webSocket: Pick<WebSocketSwitch, "accept">;
 }
