@@ -5,7 +5,7 @@
  * with 256 requests waiting on PostgreSQL, where JavaScriptCore finished the marking concurrently
  * and its collector thread and the event loop took turns on one core (0.4-2.0 thread switches a
  * request). Counted by requests alone, those collections came every 200 requests (each wait
- * counts `waitWeight`); kept to this share, 0.2-0.3 switches a request and 1.10-1.16x the
+ * counts `waitWeight`); kept to this share, 0.14-0.32 switches a request and 1.10-1.16x the
  * requests per server CPU-second on TechEmpower's PostgreSQL fortunes at 256 connections
  * (docs/databases.md).
  */
@@ -37,7 +37,7 @@ export function overrideFreeCollectionMs(ms: number | undefined): void {
   freeBelowMs = ms ?? freeCollectionMs;
 }
 
-/** The clocks a `CollectionCost` reads: wall time and the process's CPU time (every thread), in ms. */
+/** What a `CollectionCost` reads: wall time and the process's CPU time (all threads), in ms. */
 export interface CollectionClock {
   now(): number;
   cpu(): number;
