@@ -36,8 +36,8 @@ export interface ExchangeHost {
   /** The handler's part: whether it still runs, and publishing a detached exchange's draft. */
   readonly run: Pick<HandlerRun, "running" | "publish">;
   /**
-   * The engine's count toward young collections (a wait off the worker counts `waitWeight`: `countWait`), and
-   * which requests stream their bodies.
+   * The engine's count toward young collections (a wait off the worker counts `waitWeight`,
+   * through `countWait`), and which requests stream their bodies.
    */
   readonly context: {
     readonly youngCollection: Pick<YoungCollection, "count" | "countWait">;

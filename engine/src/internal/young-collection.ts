@@ -106,6 +106,10 @@ export function countedEdenCollection(
   };
 }
 
+/** Where the count restarts when a collection is put off: it is looked at again 1/8 period on. */
+const requestsToRecheckAt =
+  requestsPerYoungCollection - requestsPerYoungCollection / rechecksPerPeriod;
+
 /**
  * Runs a young-generation collection every `requestsPerYoungCollection` requests or every
  * `inboundBytesPerYoungCollection` bytes read (small chunks counted as
@@ -151,8 +155,7 @@ export class YoungCollection {
     this.#requests += weight;
     if (this.#requests < requestsPerYoungCollection) return;
     if (this.#waits * 2 >= this.#requests && this.#cost.defers()) {
-      // Looked at again an eighth of a period later.
-      this.#requests = recheckAt(requestsPerYoungCollection);
+      this.#requests = requestsToRecheckAt;
       this.#waits = Math.min(this.#waits, this.#requests);
       return;
     }
@@ -187,8 +190,4 @@ export class YoungCollection {
     this.#inboundBytes = 0;
     this.#cost.measure(this.#collect);
   }
-}
-
-function recheckAt(period: number): number {
-  return period - period / rechecksPerPeriod;
 }
