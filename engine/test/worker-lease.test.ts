@@ -28,11 +28,25 @@ function rig(): Rig {
       workerGranted: () => events.push(`granted ${slot}`),
       requestDisplaced: () => events.push(`displaced ${slot}`),
     };
-    leases.push(new WorkerLease(slot, host, scheduler));
+    const lease = new WorkerLease(slot, host, scheduler);
+    drafts.set(lease, host.draft);
+    leases.push(lease);
   }
   scheduler.attach(leases);
   return { scheduler, stats, leases, events };
 }
+
+/** The draft a lease sets its worker on (the rig's host draft). */
+function draftOf(lease: WorkerLease): ResponseDraft {
+  return drafts.get(lease)!;
+}
+
+/** The first `length` bytes of the header lines of the worker `lease` holds, as text. */
+function linesOf(lease: WorkerLease, length: number): string {
+  return new TextDecoder().decode(lease.worker!.headerLines.subarray(0, length));
+}
+
+const drafts = new WeakMap<WorkerLease, ResponseDraft>();
 
 const flush = () => new Promise<void>((resolve) => queueMicrotask(resolve));
 
@@ -199,6 +213,76 @@ describe("the transitions", () => {
       state: lease.state,
       lines: new TextDecoder().decode(lease.worker!.headerLines.subarray(0, 11)),
     }).toEqual({ state: "held", lines: "X-Kept: 1\r\n" });
+  });
+
+  test("lines the worker knows are kept by name and value: restored onto a worker that another request's lines overwrote", async () => {
+    const { leases } = await leaseIn("held");
+    const [lease, other] = leases as [WorkerLease, WorkerLease];
+    const draft = draftOf(lease);
+    draft.appendHeader("Server", "corral");
+    draft.appendHeader("X-Kept", "1");
+    lease.releaseWhileWaiting(draft.headerLength);
+    other.request(1);
+    const otherDraft = draftOf(other);
+    otherDraft.appendHeader("X-Other", "a longer line that overwrites both");
+    const back = lease.reacquire();
+    otherDraft.reset();
+    other.release();
+    await back;
+    draft.appendHeader("X-After", "2");
+    expect(linesOf(lease, draft.headerLength)).toBe(
+      "Server: corral\r\nX-Kept: 1\r\nX-After: 2\r\n",
+    );
+  });
+
+  test("lines the worker knows and still holds are not written again when it comes back", async () => {
+    const { leases } = await leaseIn("held");
+    const [lease, other] = leases as [WorkerLease, WorkerLease];
+    const draft = draftOf(lease);
+    draft.appendHeader("Server", "corral");
+    lease.releaseWhileWaiting(draft.headerLength);
+    other.request(1);
+    const otherDraft = draftOf(other);
+    otherDraft.appendHeader("Server", "corral");
+    // The bytes changed behind the known lines' back: a restore that wrote them would mend them.
+    other.worker!.headerLines[0] = 0x73;
+    const back = lease.reacquire();
+    otherDraft.reset();
+    other.release();
+    await back;
+    expect(linesOf(lease, draft.headerLength)).toBe("server: corral\r\n");
+  });
+
+  test("lines the worker does not know (a header removed) are copied out and put back", async () => {
+    const { leases } = await leaseIn("held");
+    const [lease, other] = leases as [WorkerLease, WorkerLease];
+    const draft = draftOf(lease);
+    draft.appendHeader("X-Gone", "1");
+    draft.appendHeader("X-Kept", "2");
+    draft.removeHeader("X-Gone");
+    lease.releaseWhileWaiting(draft.headerLength);
+    other.request(1);
+    const otherDraft = draftOf(other);
+    otherDraft.appendHeader("X-Kept", "3");
+    const back = lease.reacquire();
+    otherDraft.reset();
+    other.release();
+    await back;
+    draft.appendHeader("X-After", "4");
+    expect(linesOf(lease, draft.headerLength)).toBe("X-Kept: 2\r\nX-After: 4\r\n");
+  });
+
+  test("a request that ends while its handler waits drops the lines it kept", async () => {
+    const { leases } = await leaseIn("held");
+    const [lease] = leases as [WorkerLease];
+    const draft = draftOf(lease);
+    draft.appendHeader("X-Kept", "1");
+    lease.releaseWhileWaiting(draft.headerLength);
+    lease.cancel(new Error("gone"));
+    draft.reset();
+    lease.request(7);
+    draft.appendHeader("X-Next", "2");
+    expect(linesOf(lease, draft.headerLength)).toBe("X-Next: 2\r\n");
   });
 
   test("a handler taking its worker back goes before a queued request", async () => {

@@ -1,5 +1,5 @@
 /** Lines a worker remembers, from the start of its header area. */
-const knownLineCount = 4;
+export const knownLineCount = 4;
 
 /**
  * Which encoded header lines a worker's header area still holds from its last responses: most
@@ -44,6 +44,26 @@ export class KnownHeaderLines {
       count++;
     }
     this.#count = count;
+  }
+
+  /** How many known lines make up exactly the first `length` bytes of the area, or -1. */
+  linesEndingAt(length: number): number {
+    for (let index = 0; index < this.#count; index++) {
+      const end = this.#ends[index]!;
+      if (end === length) return index + 1;
+      if (end > length) return -1;
+    }
+    return -1;
+  }
+
+  /** The name of known line `index` (below `linesEndingAt`'s count). */
+  nameAt(index: number): string {
+    return this.#names[index]!;
+  }
+
+  /** The value of known line `index`. */
+  valueAt(index: number): string {
+    return this.#values[index]!;
   }
 
   /** The area was written in a way no line describes (lines removed, kept lines put back). */

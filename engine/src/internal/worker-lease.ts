@@ -1,3 +1,4 @@
+import { KeptHeaderLines } from "./kept-header-lines.ts";
 import type { ResponseDraft } from "./response-draft.ts";
 import { dispatchKeyCount, type SchedulerLease, type WorkerScheduler } from "./worker-scheduler.ts";
 import type { WorkerSlot } from "./worker-table.ts";
@@ -43,8 +44,13 @@ export class WorkerLease implements SchedulerLease {
   #state: LeaseState = "none";
   /** The dispatch key the current request waits and holds under. */
   #key = 0;
-  /** Header lines drafted before the worker was given back, restored when it comes back. */
-  #heldHeaderLines: Uint8Array | null = null;
+  /**
+   * Header lines drafted before the worker was given back, restored when it comes back (made on
+   * a lease's first such wait: most connections never wait off their worker).
+   */
+  #keptHeaderLines: KeptHeaderLines | null = null;
+  /** Whether `#keptHeaderLines` holds lines to restore (a field read on every grant). */
+  #keepingHeaderLines = false;
   #resolve: (() => void) | null = null;
   #reject: ((error: Error) => void) | null = null;
   /** Advances on every grant, so a grant's microtask knows whether it is still current. */
@@ -139,13 +145,17 @@ export class WorkerLease implements SchedulerLease {
 
   /**
    * The handler waits for something else: `held` -> `released`, the worker goes back. The first
-   * `headerLength` bytes of drafted header lines are kept (copied out, at most
+   * `headerLength` bytes of drafted header lines are kept (described, or copied out: at most
    * `maxResponseHeaderBytes`) and restored when the worker comes back.
    */
   releaseWhileWaiting(headerLength: number): void {
     this.#expect("held", "be given back while waiting");
     const worker = this.#draft.worker!;
-    if (headerLength > 0) this.#heldHeaderLines = worker.headerLines.slice(0, headerLength);
+    if (headerLength > 0) {
+      this.#keptHeaderLines ??= new KeptHeaderLines();
+      this.#keptHeaderLines.keep(worker, headerLength);
+      this.#keepingHeaderLines = true;
+    }
     this.#drop();
     this.#state = "released";
     this.#scheduler.give(worker);
@@ -232,7 +242,10 @@ export class WorkerLease implements SchedulerLease {
     }
     this.#scheduler.leave(this.slot);
     this.#state = "none";
-    this.#heldHeaderLines = null;
+    if (this.#keepingHeaderLines) {
+      this.#keepingHeaderLines = false;
+      this.#keptHeaderLines!.clear();
+    }
     this.#rejectPending(reason);
   }
 
@@ -270,11 +283,9 @@ export class WorkerLease implements SchedulerLease {
   #hold(worker: WorkerSlot): void {
     this.#state = "held";
     this.#draft.worker = worker;
-    const kept = this.#heldHeaderLines;
-    if (kept !== null) {
-      this.#heldHeaderLines = null;
-      worker.headerLines.set(kept, 0);
-      worker.knownLines.forget();
+    if (this.#keepingHeaderLines) {
+      this.#keepingHeaderLines = false;
+      this.#keptHeaderLines!.restore(worker);
     }
   }
 
