@@ -248,9 +248,10 @@ export class Exchange extends ExchangeRequest {
 
   /**
    * Gives the worker (and its staging) back while the response waits; nothing may be staged (see
-   * `canReleaseWorker`). Header lines drafted and not yet sent are kept (copied out, at most
-   * `maxResponseHeaderBytes`) and restored by `acquireWorker()`. A request body stored in the
-   * worker (one that did not come in a single socket chunk) goes with it: `body` then throws.
+   * `canReleaseWorker`). Header lines drafted and not yet sent are kept (described, or copied
+   * out: at most `maxResponseHeaderBytes`) and restored by `acquireWorker()`. A request body
+   * stored in the worker (one that did not come in a single socket chunk) goes with it: `body`
+   * then throws.
    */
   releaseWorker(): void {
     this.assertLive("exchange");
