@@ -208,6 +208,11 @@ const validCases: readonly ValidCase[] = [
     },
   },
   {
+    name: "a stray % in the query, as browsers send it (Chromium: ?off=50%), stays as sent",
+    request: "GET /q?off=50%&b=%zz&c=%4 HTTP/1.1\r\nHost: h\r\n\r\n",
+    echo: { ...get("/q?off=50%&b=%zz&c=%4", "/q", "off=50%&b=%zz&c=%4"), headers: ["Host=h"] },
+  },
+  {
     name: "the path bytes clients send raw: [ ] | ^",
     request: "GET /dir/[id]/a|b^c HTTP/1.1\r\nHost: h\r\n\r\n",
     echo: { ...get("/dir/[id]/a|b^c", "/dir/[id]/a|b^c"), headers: ["Host=h"] },
@@ -519,13 +524,13 @@ const invalidCases: readonly InvalidCase[] = [
   ["a 0x80 byte in the path", `GET /a\x80 HTTP/1.1\r\n${host}\r\n`, 400, "malformedRequest"],
   ["a 0xe9 byte in the query", `GET /a?q=\xe9 HTTP/1.1\r\n${host}\r\n`, 400, "malformedRequest"],
   ["%4 at the end of the target", `GET /a%4 HTTP/1.1\r\n${host}\r\n`, 400, "malformedRequest"],
+  ["%zz in the target", `GET /a%zz HTTP/1.1\r\n${host}\r\n`, 400, "malformedRequest"],
   [
-    "a % not before hex in the query",
-    `GET /a?b=%&c HTTP/1.1\r\n${host}\r\n`,
+    "a % not before hex in the path, before a query",
+    `GET /a%?b HTTP/1.1\r\n${host}\r\n`,
     400,
     "malformedRequest",
   ],
-  ["%zz in the target", `GET /a%zz HTTP/1.1\r\n${host}\r\n`, 400, "malformedRequest"],
   [
     "userinfo in absolute-form",
     `GET http://user@host/ HTTP/1.1\r\n${host}\r\n`,

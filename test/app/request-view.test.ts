@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { App, type DecodeError, type RequestView } from "corral";
+import { App, type DecodeError, params, type RequestView } from "corral";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
 import { listenQuietly } from "../support/listen-quietly.ts";
 
@@ -271,5 +271,46 @@ test("touching the request view after the handler returned throws a clear error"
   expect(() => kept!.path).toThrow("ctx.request used after the handler returned");
   expect(() => kept!.header("host")).toThrow("ctx.request used after the handler returned");
   expect(() => keptQuery!.firstRaw("a")).toThrow("ctx.request used after the handler returned");
+  await app.stop();
+});
+
+test("a stray % in the query reaches the handler as sent (browsers send ?off=50% raw); decoding it is a 400, and in the path the engine refuses it", async () => {
+  const app = new App({ shared: {} });
+  app.route("GET", "/q", (ctx) => {
+    const query = ctx.request.query();
+    ctx.response.json(200, {
+      off: query.firstRaw("off")?.valueRaw ?? null,
+      entries: [...query].map((entry) => [entry.nameRaw, entry.valueRaw]),
+    });
+  });
+  app.route("GET", "/decoded", (ctx) => {
+    const raw = ctx.request.query().firstRaw("off")?.valueRaw ?? "";
+    ctx.response.text(200, params.formDecodeText(raw, new Uint8Array(64)));
+  });
+  app.route("GET", "/p/:name", (ctx) => {
+    ctx.response.text(200, ctx.params.name);
+  });
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  client.send(
+    "GET /q?off=50%&b=%zz&c=%4 HTTP/1.1\r\nHost: h\r\n\r\n" +
+      "GET /decoded?off=50%25 HTTP/1.1\r\nHost: h\r\n\r\n" +
+      "GET /decoded?off=50% HTTP/1.1\r\nHost: h\r\n\r\n",
+  );
+  const [raw, decoded, malformed] = await client.responses(3);
+  expect(JSON.parse(raw!.text)).toEqual({
+    off: "50%",
+    entries: [
+      ["off", "50%"],
+      ["b", "%zz"],
+      ["c", "%4"],
+    ],
+  });
+  expect([decoded!.status, decoded!.text]).toEqual([200, "50%"]);
+  expect(malformed!.status).toBe(400);
+  using pathClient = await RawClient.connect(server.port);
+  pathClient.send("GET /p/50% HTTP/1.1\r\nHost: h\r\n\r\n");
+  const refused = await pathClient.response();
+  expect([refused.status, refused.text]).toEqual([400, "Bad Request: malformed request\n"]);
   await app.stop();
 });
