@@ -48,6 +48,26 @@ function linesOf(lease: WorkerLease, length: number): string {
 
 const drafts = new WeakMap<WorkerLease, ResponseDraft>();
 
+/**
+ * While `lease` waits off its worker, `other` takes the only worker, drafts `name: value` (and
+ * may `meddle` with the worker after), and gives it back; resolves when `lease` holds it again.
+ */
+async function passWorkerThrough(
+  lease: WorkerLease,
+  other: WorkerLease,
+  [name, value]: readonly [string, string],
+  meddle: () => void = () => {},
+): Promise<void> {
+  other.request(1);
+  const otherDraft = draftOf(other);
+  otherDraft.appendHeader(name, value);
+  meddle();
+  const back = lease.reacquire();
+  otherDraft.reset();
+  other.release();
+  await back;
+}
+
 const flush = () => new Promise<void>((resolve) => queueMicrotask(resolve));
 
 /** Brings lease 0 into `state` (lease 1 holds the only worker where a wait is needed). */
@@ -222,13 +242,7 @@ describe("the transitions", () => {
     draft.appendHeader("Server", "corral");
     draft.appendHeader("X-Kept", "1");
     lease.releaseWhileWaiting(draft.headerLength);
-    other.request(1);
-    const otherDraft = draftOf(other);
-    otherDraft.appendHeader("X-Other", "a longer line that overwrites both");
-    const back = lease.reacquire();
-    otherDraft.reset();
-    other.release();
-    await back;
+    await passWorkerThrough(lease, other, ["X-Other", "a longer line that overwrites both"]);
     draft.appendHeader("X-After", "2");
     expect(linesOf(lease, draft.headerLength)).toBe(
       "Server: corral\r\nX-Kept: 1\r\nX-After: 2\r\n",
@@ -241,15 +255,10 @@ describe("the transitions", () => {
     const draft = draftOf(lease);
     draft.appendHeader("Server", "corral");
     lease.releaseWhileWaiting(draft.headerLength);
-    other.request(1);
-    const otherDraft = draftOf(other);
-    otherDraft.appendHeader("Server", "corral");
     // The bytes changed behind the known lines' back: a restore that wrote them would mend them.
-    other.worker!.headerLines[0] = 0x73;
-    const back = lease.reacquire();
-    otherDraft.reset();
-    other.release();
-    await back;
+    await passWorkerThrough(lease, other, ["Server", "corral"], () => {
+      other.worker!.headerLines[0] = 0x73;
+    });
     expect(linesOf(lease, draft.headerLength)).toBe("server: corral\r\n");
   });
 
@@ -261,13 +270,7 @@ describe("the transitions", () => {
     draft.appendHeader("X-Kept", "2");
     draft.removeHeader("X-Gone");
     lease.releaseWhileWaiting(draft.headerLength);
-    other.request(1);
-    const otherDraft = draftOf(other);
-    otherDraft.appendHeader("X-Kept", "3");
-    const back = lease.reacquire();
-    otherDraft.reset();
-    other.release();
-    await back;
+    await passWorkerThrough(lease, other, ["X-Kept", "3"]);
     draft.appendHeader("X-After", "4");
     expect(linesOf(lease, draft.headerLength)).toBe("X-Kept: 2\r\nX-After: 4\r\n");
   });
