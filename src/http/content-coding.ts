@@ -8,7 +8,8 @@ export type ContentCoding = "br" | "zstd" | "gzip";
  * Picks the content coding the client prefers among `available` by the q-values of its
  * `Accept-Encoding` (RFC 9110 §12.5.3): `q=0` refuses a coding, `*` stands for every coding not
  * named, and equal weights go to the earlier coding in `available`. `"identity"` (no coding) when
- * none is acceptable or the client weighs identity higher; `undefined` when even identity is
+ * none is acceptable or the client weighs identity higher, by name or through `*` (a coding it
+ * lists beats an identity it gave no weight, and wins a tie); `undefined` when even identity is
  * refused (`identity;q=0`, or `*;q=0` without identity named): answer 415 or send identity
  * anyway. Without the header, identity. One pass over the value, no regular expression.
  *
@@ -68,10 +69,14 @@ function chooseAmong(
       chosen = coding;
     }
   }
-  const identity =
-    weights.named.get("identity") ?? (weights.anyOther === 0 ? 0 : (weights.anyOther ?? 1));
-  // A coding as good as identity wins the tie: the same content in fewer bytes.
-  if (chosen !== undefined && (!weights.named.has("identity") || best >= identity)) return chosen;
+  // RFC 9110 §12.5.3: identity is acceptable unless `identity;q=0`, or `*;q=0` with identity not
+  // named; `*` weighs it like any coding not named.
+  const identityStated = weights.named.get("identity") ?? weights.anyOther;
+  const identity = identityStated ?? 1;
+  // A coding the client lists is preferred to no coding whose weight it did not state (`gzip;q=0.5`
+  // alone), and one as good as identity wins the tie: the same content in fewer bytes. A weight
+  // stated for identity, by name or through `*`, is weighed: `gzip;q=0.1, *` prefers identity.
+  if (chosen !== undefined && (identityStated === undefined || best >= identity)) return chosen;
   return identity > 0 ? "identity" : undefined;
 }
 

@@ -3,7 +3,7 @@ import { type ContentCoding, chooseContentCoding } from "../../src/http/content-
 
 const available: readonly ContentCoding[] = ["br", "zstd", "gzip"];
 
-test("chooses by q-value, ties to the order of available, identity or nothing otherwise", () => {
+test("chooses by q-value, ties to the order of available, identity (weighed when named or through *) or nothing otherwise", () => {
   const rows: Array<[string | undefined, string | undefined]> = [
     [undefined, "identity"],
     ["", "identity"],
@@ -26,10 +26,17 @@ test("chooses by q-value, ties to the order of available, identity or nothing ot
     [", ,gzip,,", "gzip"],
     ["gzip;q=", "identity"],
     ["gzip, gzip;q=0", "gzip"],
+    ["gzip;q=0.5", "gzip"],
+    ["br;q=0.1, zstd;q=0.1, gzip;q=0.1, *", "identity"],
+    ["br;q=0.1, zstd;q=0.1, gzip;q=0.1, *;q=0.1", "br"],
+    ["br;q=0.1, zstd;q=0.1, gzip;q=0.2, *;q=0.15", "gzip"],
   ];
   expect(rows.map(([header]) => [header, chooseContentCoding(header, available)])).toEqual(rows);
   expect(chooseContentCoding("br, gzip", ["gzip"])).toBe("gzip");
   expect(chooseContentCoding("br", [])).toBe("identity");
+  // `*` weighs identity too (RFC 9110 §12.5.3): a coding the client barely accepts loses to it.
+  expect(chooseContentCoding("gzip;q=0.001, *", ["gzip"])).toBe("identity");
+  expect(chooseContentCoding("gzip;q=0.001, *;q=0", ["gzip"])).toBe("gzip");
 });
 
 test("a long hostile header is read in one pass", () => {
