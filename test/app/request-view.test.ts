@@ -314,3 +314,26 @@ test("a stray % in the query reaches the handler as sent (browsers send ?off=50%
   expect([refused.status, refused.text]).toEqual([400, "Bad Request: malformed request\n"]);
   await app.stop();
 });
+
+test("a chunked body's trailer fields are dropped: the body is whole and no trailer reaches header()", async () => {
+  const app = new App({ shared: {} });
+  app.route("POST", "/t", (ctx) => {
+    ctx.response.json(200, {
+      body: ctx.request.text(),
+      trailer: ctx.request.header("x-trailer") ?? null,
+      length: ctx.request.header("content-length") ?? null,
+    });
+  });
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  client.send(
+    "POST /t HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n" +
+      "5\r\nhello\r\n0\r\nX-Trailer: late\r\nContent-Length: 99\r\n\r\n",
+  );
+  const response = await client.response();
+  expect([response.status, JSON.parse(response.text)]).toEqual([
+    200,
+    { body: "hello", trailer: null, length: null },
+  ]);
+  await app.stop();
+});
