@@ -480,7 +480,7 @@ const invalidHeads: ReadonlyArray<readonly [string, string, EngineErrorName]> = 
   ['a " in the target', 'GET /a"b HTTP/1.1\r\nHost: h\r\n\r\n', "malformedRequest"],
   ["a { in the path", "GET /a{b HTTP/1.1\r\nHost: h\r\n\r\n", "malformedRequest"],
   ["a # in the target", "GET /a#b HTTP/1.1\r\nHost: h\r\n\r\n", "malformedRequest"],
-  ["a \\ in the query", "GET /a?b\\c HTTP/1.1\r\nHost: h\r\n\r\n", "malformedRequest"],
+  ["a \\ in the path", "GET /a\\b?c HTTP/1.1\r\nHost: h\r\n\r\n", "malformedRequest"],
   [
     "an obs-text byte in the target",
     "GET /caf\xe9 HTTP/1.1\r\nHost: h\r\n\r\n",
@@ -696,7 +696,7 @@ describe("target bytes: every byte value, in the path and in the query", () => {
   // raw (WHATWG URL): [ ] | ^ in the path; those, "?" and { } backquote in the query.
   const alphanumeric = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
   const inPath = `${alphanumeric}-._~!$&'()*+,;=:@/[]|^`;
-  const inQuery = `${inPath}?{}\`%`;
+  const inQuery = `${inPath}?{}\`%\\`;
   const outcomes = (target: (byte: string) => string) =>
     Array.from({ length: 256 }, (_, code) => {
       const byte = String.fromCharCode(code);
@@ -714,7 +714,7 @@ describe("target bytes: every byte value, in the path and in the query", () => {
     expect(outcomes((byte) => `/a${byte}`)).toEqual(expected(inPath, "?"));
   });
 
-  test("in the query: the path bytes, ? { } backquote and a stray % are accepted, every other byte is a 400", () => {
+  test("in the query: the path bytes, ? { } backquote, backslash and a stray % are accepted, every other byte is a 400", () => {
     expect(outcomes((byte) => `/a?${byte}`)).toEqual(expected(inQuery, ""));
   });
 });

@@ -274,7 +274,7 @@ test("touching the request view after the handler returned throws a clear error"
   await app.stop();
 });
 
-test("a stray % in the query reaches the handler as sent (browsers send ?off=50% raw); decoding it is a 400, and in the path the engine refuses it", async () => {
+test("a stray % or a backslash in the query reaches the handler as sent (browsers send ?off=50% and ?a=b\\c raw); decoding a stray % is a 400, and in the path the engine refuses both", async () => {
   const app = new App({ shared: {} });
   app.route("GET", "/q", (ctx) => {
     const query = ctx.request.query();
@@ -293,7 +293,7 @@ test("a stray % in the query reaches the handler as sent (browsers send ?off=50%
   const server = listenQuietly(app);
   using client = await RawClient.connect(server.port);
   client.send(
-    "GET /q?off=50%&b=%zz&c=%4 HTTP/1.1\r\nHost: h\r\n\r\n" +
+    "GET /q?off=50%&b=%zz&c=%4&d=b\\c HTTP/1.1\r\nHost: h\r\n\r\n" +
       "GET /decoded?off=50%25 HTTP/1.1\r\nHost: h\r\n\r\n" +
       "GET /decoded?off=50% HTTP/1.1\r\nHost: h\r\n\r\n",
   );
@@ -304,14 +304,21 @@ test("a stray % in the query reaches the handler as sent (browsers send ?off=50%
       ["off", "50%"],
       ["b", "%zz"],
       ["c", "%4"],
+      ["d", "b\\c"],
     ],
   });
   expect([decoded!.status, decoded!.text]).toEqual([200, "50%"]);
   expect(malformed!.status).toBe(400);
-  using pathClient = await RawClient.connect(server.port);
-  pathClient.send("GET /p/50% HTTP/1.1\r\nHost: h\r\n\r\n");
-  const refused = await pathClient.response();
-  expect([refused.status, refused.text]).toEqual([400, "Bad Request: malformed request\n"]);
+  for (const path of ["/p/50%", "/p/a\\b"]) {
+    using pathClient = await RawClient.connect(server.port);
+    pathClient.send(`GET ${path} HTTP/1.1\r\nHost: h\r\n\r\n`);
+    const refused = await pathClient.response();
+    expect([path, refused.status, refused.text]).toEqual([
+      path,
+      400,
+      "Bad Request: malformed request\n",
+    ]);
+  }
   await app.stop();
 });
 

@@ -30,15 +30,16 @@ const pchar = (b: number) =>
 export const pathBytes = table((b) => pchar(b) || "[]|^".includes(String.fromCharCode(b)));
 
 /**
- * Bytes allowed literally in the query: the path bytes, "?", and also `{ }` and backquote, which
- * the WHATWG query percent-encode set leaves raw (a form field named `files[]`, `?q={a}`), and
- * `%` whether or not two hex digits follow: browsers send a stray `%` as typed (Chromium sends
- * `?off=50%` raw), and the query is the application's to decode, where a malformed escape is its
- * error (the App's decoders throw `DecodeError`, a 400, when a handler decodes that value).
- * Refused: space, controls, DEL, `"`, `#`, `<`, `>`, `\` and non-ASCII.
+ * Bytes allowed literally in the query: the path bytes, "?", and every other byte the WHATWG
+ * query percent-encode set leaves raw, as browsers send them: `{ }`, backquote and `\` (a form
+ * field named `files[]`, `?q={a}`; Chromium sends `?a=b\c` raw), and `%` whether or not two hex
+ * digits follow (Chromium sends a typed `?off=50%` raw). The query is the application's to
+ * decode, where a malformed escape is its error (the App's decoders throw `DecodeError`, a 400,
+ * when a handler decodes that value). Refused: space, controls, DEL, `"`, `#`, `<`, `>` (which
+ * browsers encode) and non-ASCII.
  */
 export const queryBytes = table(
-  (b) => pathBytes[b] === 1 || "?{}`%".includes(String.fromCharCode(b)),
+  (b) => pathBytes[b] === 1 || "?{}`%\\".includes(String.fromCharCode(b)),
 );
 
 /** Hex digits, for `%` escapes and chunk sizes. */
