@@ -33,7 +33,7 @@ import { choosePinning } from "./pinning.ts";
 import { clockTicksPerSecond, readCpuSeconds } from "./process-metrics.ts";
 import { rotate } from "./rotate.ts";
 import { ServerProcess } from "./server-process.ts";
-import { serverTargets } from "./server-targets.ts";
+import { serverArgsOption, serverTargets } from "./server-targets.ts";
 import { runWrk, wrkAvailable } from "./wrk.ts";
 
 interface Contender {
@@ -80,8 +80,7 @@ const processes = numberOption("processes", 1);
 const warmSeconds = numberOption("warm-seconds", 1);
 const warmPathIndex = Bun.argv.indexOf("--warm-path");
 const warmPath = warmPathIndex < 0 ? undefined : Bun.argv[warmPathIndex + 1];
-const serverArgsIndex = Bun.argv.indexOf("--server-args");
-const serverArgs = serverArgsIndex < 0 ? [] : (Bun.argv[serverArgsIndex + 1] ?? "").split(" ");
+const serverArgs = serverArgsOption();
 if (!wrkAvailable()) throw new Error("bench: wrk is not installed (apt-get install -y wrk)");
 const pinning = choosePinning();
 const ticks = clockTicksPerSecond();

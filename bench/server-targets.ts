@@ -33,3 +33,13 @@ export function serverTargets(
   }
   return found;
 }
+
+/**
+ * The `--server-args "A B"` option of a bench tool: arguments given to every server it starts
+ * (for example `--db postgres://...` to the TechEmpower servers); none without it.
+ */
+export function serverArgsOption(argv: readonly string[] = Bun.argv): string[] {
+  const index = argv.indexOf("--server-args");
+  if (index < 0) return [];
+  return (argv[index + 1] ?? "").split(" ").filter((argument) => argument !== "");
+}

@@ -1,4 +1,5 @@
-// `bun bench/socket-instructions.ts [--requests N] [--warm W] [--connections C] SERVER:TARGET...`
+// `bun bench/socket-instructions.ts [--requests N] [--warm W] [--connections C]
+//   [--server-args "A B"] SERVER:TARGET...`
 //
 // Counts the user-space instructions one request costs any bench server, corral or not, over
 // real sockets: each SERVER (a script of bench/servers) runs in its own process under valgrind's
@@ -19,6 +20,10 @@
 //   bun bench/socket-instructions.ts bench/servers/corral-app-hello.ts:/hello?name=world \
 //     bench/servers/bun-serve-hello-query.ts:/hello?name=world
 //
+// `--server-args` are given to every server: `--server-args "--db postgres://..."` counts the
+// TechEmpower servers on PostgreSQL (with `--connections 8`: at 64, queries under valgrind wait
+// past the pool's bound and are answered 503, which stops the count).
+//
 // Needs valgrind (Debian's `valgrind`). Traffic goes to 127.0.0.1 only.
 import {
   annotateAndRemove,
@@ -30,7 +35,7 @@ import {
 import { type InstructionSplit, splitCounts } from "./callgrind-split.ts";
 import { LineCollector } from "./line-collector.ts";
 import { numberOption } from "./number-option.ts";
-import { serverTargets } from "./server-targets.ts";
+import { serverArgsOption, serverTargets } from "./server-targets.ts";
 import { socketLoad } from "./socket-load.ts";
 
 const requests = numberOption("requests", 16_384);
@@ -38,6 +43,7 @@ const warmRequests = numberOption("warm", 60_000);
 const connections = numberOption("connections", 64);
 /** Requests counted in the shorter of the two runs. */
 const baseRequests = 2_048;
+const serverArgs = serverArgsOption();
 /** A server under valgrind starts many times slower than alone. */
 const startTimeoutMs = 120_000;
 
@@ -46,7 +52,8 @@ requireValgrind();
 /** One server process under callgrind answering `counted` requests after the warm-up. */
 async function count(script: string, target: string, counted: number): Promise<InstructionSplit> {
   const output = `/tmp/corral-socket-callgrind.${process.pid}.${counted}.out`;
-  const server = Bun.spawn(underCallgrind(output, [process.execPath, script, "--port", "0"]), {
+  const command = [process.execPath, script, "--port", "0", ...serverArgs];
+  const server = Bun.spawn(underCallgrind(output, command), {
     env: callgrindEnvironment(),
     stdin: "ignore",
     stdout: "pipe",
