@@ -28,8 +28,10 @@ export class KeptHeaderLines {
     const count = known.linesEndingAt(length);
     if (count < 0) {
       this.#bytes = worker.headerLines.slice(0, length);
+      this.#lineCount = 0;
       return;
     }
+    this.#bytes = null;
     for (let index = 0; index < count; index++) {
       this.#names[index] = known.nameAt(index);
       this.#values[index] = known.valueAt(index);
