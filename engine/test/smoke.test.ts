@@ -32,3 +32,21 @@ test("a header is found by its name in any letter case, and only letters fold", 
     "x-caret^name=c X-CARET^NAME=c x-caret~name=- x-tilde~name=t x-tilde^name=-",
   );
 });
+
+test("a handler's Date line replaces the engine's on every answer, the line in place or not", async () => {
+  const fixedDate = "Sun, 06 Nov 1994 08:49:37 GMT";
+  await using server = startServer((exchange) => {
+    // The first answer writes both lines; later ones find them in the worker's header area.
+    exchange.setHeader("X-Before", "1");
+    exchange.setHeader(exchange.path === "/lower" ? "date" : "Date", fixedDate);
+    exchange.writeText("ok");
+  });
+  using client = await RawClient.connect(server.port);
+  const request = (path: string) => `GET ${path} HTTP/1.1\r\nHost: h\r\n\r\n`;
+  client.send(request("/") + request("/") + request("/") + request("/lower"));
+  const answers = await client.responses(4);
+  for (const answer of answers) {
+    expect(answer.headers.filter(([name]) => name === "date")).toEqual([["date", fixedDate]]);
+    expect(answer.header("x-before")).toBe("1");
+  }
+});

@@ -149,3 +149,13 @@ export function copyBytes(
   }
   for (let index = 0; index < length; index++) target[offset + index] = source[from + index]!;
 }
+
+/** Writes short ASCII text byte by byte (no encoder, no subarray); false when it is not ASCII. */
+export function writeAscii(target: Uint8Array, offset: number, text: string): boolean {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code > 0x7f) return false;
+    target[offset + index] = code;
+  }
+  return true;
+}
