@@ -95,7 +95,7 @@ describe("the lines a draft writes on one worker, answer after answer", () => {
     const draft = new ResponseDraft(limits, new StatsCounters(), reservation.whole, cache);
     draft.worker = worker;
     lines(draft);
-    const end = draft.writeHead(output, 0, date, "none", "default");
+    const end = draft.writeHead(output, 0, date, "none", "default", draft.bodyLength);
     const head = Buffer.from(output.subarray(0, end)).toString("latin1");
     return head.slice(head.indexOf("GMT\r\n") + 5, -2);
   };

@@ -94,8 +94,9 @@ export class OutputChannel {
     connection: "close" | "keep-alive" | "default",
     omitBody: boolean,
   ): void {
-    this.end = draft.writeHead(this.buffer, this.end, date, "length", connection);
-    const bodyLength = omitBody || draft.bodyForbidden ? 0 : draft.bodyLength;
+    const draftedLength = draft.bodyLength;
+    this.end = draft.writeHead(this.buffer, this.end, date, "length", connection, draftedLength);
+    const bodyLength = omitBody || draft.bodyForbidden ? 0 : draftedLength;
     if (bodyLength === 0) return;
     if (draft.hasBorrowed) {
       this.setSegment(draft.borrowed, 0, bodyLength, false, true);

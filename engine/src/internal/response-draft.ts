@@ -260,8 +260,9 @@ export class ResponseDraft {
 
   /**
    * Serialises the status line and header section into `target` at `offset`; returns the new
-   * offset. `bodyFraming` is "length" (Content-Length: `contentLength`, the drafted body's length
-   * unless given), "chunked", or "none" (close-delimited).
+   * offset. `bodyFraming` is "length" (Content-Length: `contentLength`), "chunked", or "none"
+   * (close-delimited). `contentLength` is always passed: as a default parameter it failed a type
+   * check again and again, and the function was recompiled 11 times (bench/jit-churn.ts).
    */
   writeHead(
     target: Uint8Array,
@@ -269,7 +270,7 @@ export class ResponseDraft {
     date: CachedDateHeader,
     bodyFraming: "length" | "chunked" | "none",
     connection: "close" | "keep-alive" | "default",
-    contentLength = this.bodyLength,
+    contentLength: number,
   ): number {
     const reserved = this.#reserved;
     const worker = this.worker;
