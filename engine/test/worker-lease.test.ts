@@ -356,3 +356,18 @@ describe("the transitions", () => {
     });
   });
 });
+
+test("a dispatch key is folded onto 1024 keys, a small integer whatever the key", () => {
+  const { leases, scheduler } = rig();
+  const lease = leases[0]!;
+  // Negative, past 2^31 (the path hash's range), past 2^32, fractional: each folds as
+  // `(key >>> 0) % 1024` always did, and the scheduler counts the worker under that key.
+  for (const key of [7, 1024 + 7, -1, 2 ** 31 + 5, 2 ** 32 + 9, 7.9, -(2 ** 31)]) {
+    expect(lease.request(key)).toBe("held");
+    const folded = (key >>> 0) % 1024;
+    expect(lease.key).toBe(folded);
+    expect(scheduler.heldBy(folded)).toBe(1);
+    lease.release();
+    expect(scheduler.heldBy(folded)).toBe(0);
+  }
+});

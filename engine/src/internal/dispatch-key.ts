@@ -12,5 +12,6 @@ export function pathDispatchKey(head: ParsedHead): number {
   for (let at = head.base + head.pathStart; at < end; at++) {
     hash = Math.imul(hash ^ buffer[at]!, 0x01000193);
   }
-  return hash >>> 0;
+  // A signed 32-bit integer, never a double (`>>> 0` gives one past 2^31); the lease folds it.
+  return hash | 0;
 }

@@ -102,7 +102,10 @@ export class WorkerLease implements SchedulerLease {
    */
   request(key: number): LeaseState {
     this.#expect("none", "request a worker");
-    this.#key = (key >>> 0) % dispatchKeyCount;
+    // The low bits, as `(key >>> 0) % dispatchKeyCount` would give them (a power of two), but
+    // always a small integer: that expression typed a hashed key past 2^31 as a double, and
+    // JavaScriptCore's compiled scheduler failed its type checks on such keys and was recompiled.
+    this.#key = key & (dispatchKeyCount - 1);
     key = this.#key;
     const worker = this.#scheduler.take(key);
     if (worker !== undefined) {

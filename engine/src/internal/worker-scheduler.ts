@@ -11,6 +11,9 @@ import { type WorkerSlot, WorkerTable } from "./worker-table.ts";
  * share a folded key share their fairness, nothing worse).
  */
 export const dispatchKeyCount = 1024;
+if ((dispatchKeyCount & (dispatchKeyCount - 1)) !== 0) {
+  throw new Error("corral: dispatchKeyCount must be a power of two (keys are folded by a mask)");
+}
 
 /** What the scheduler asks of a connection's lease. */
 export interface SchedulerLease {
