@@ -20,6 +20,8 @@ export interface ServerLaunch {
    * this if it is lower (up to the inherited hard limit, which the caller checks).
    */
   readonly openFiles?: number;
+  /** Environment variables set for the server, beside this process's own. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** A bench server running in its own process, listening on 127.0.0.1. */
@@ -48,6 +50,7 @@ export class ServerProcess {
       launch.openFiles === undefined ? [] : ["sh", "-c", raiseOpenFiles, String(launch.openFiles)];
     const child = Bun.spawn([...launch.pinPrefix, ...raise, ...command], {
       cwd: launch.cwd,
+      ...(launch.env === undefined ? {} : { env: { ...process.env, ...launch.env } }),
       stdin: "ignore",
       stdout: "pipe",
       stderr: "pipe",
