@@ -2,6 +2,7 @@ import { expect, test } from "bun:test";
 import type { Exchange } from "../index.ts";
 import {
   checkHeaderLine,
+  isDateName,
   maxCheckedNames,
   maxRememberedValueLength,
 } from "../src/internal/header-check.ts";
@@ -57,5 +58,13 @@ test("an empty header name is refused as the first line a connection drafts, wit
       200,
       "refused: corral: a header name must not be empty",
     ]);
+  }
+});
+
+test("isDateName is Date in any letter case, and nothing else", () => {
+  for (const name of ["Date", "date", "DATE", "dAtE"]) expect(isDateName(name)).toBe(true);
+  // Characters one bit (0x20) away from a letter of "date" that are not its other case.
+  for (const name of ["Data", "Dat", "Dates", "Vary", "D@te", "Da4e", "DatE ", "\u0000ate"]) {
+    expect(isDateName(name)).toBe(false);
   }
 });

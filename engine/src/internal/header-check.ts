@@ -71,3 +71,17 @@ function validateHeaderValue(name: string, value: string): void {
     );
   }
 }
+
+/**
+ * Whether `name` is `Date` in any letter case, without making a lower-case copy (a four-letter
+ * name drafted on every answer, `Vary` say, would make one each time).
+ */
+export function isDateName(name: string): boolean {
+  return (
+    name.length === 4 &&
+    (name.charCodeAt(0) | 0x20) === 0x64 &&
+    (name.charCodeAt(1) | 0x20) === 0x61 &&
+    (name.charCodeAt(2) | 0x20) === 0x74 &&
+    (name.charCodeAt(3) | 0x20) === 0x65
+  );
+}

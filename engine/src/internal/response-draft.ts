@@ -2,7 +2,7 @@ import type { Limits } from "../limits.ts";
 import { ResponseLimitError } from "../response-errors.ts";
 import type { StatsCounters } from "../stats.ts";
 import { copyBytes, writeAscii, writeDecimal, writeLatin1 } from "./ascii.ts";
-import { checkHeaderLine } from "./header-check.ts";
+import { checkHeaderLine, isDateName } from "./header-check.ts";
 import type { HeaderLineCache } from "./header-line-cache.ts";
 import { encodeHeaderLine, readHeaderValue, removeHeaderLines } from "./header-lines.ts";
 import type { CachedDateHeader } from "./http-date.ts";
@@ -111,7 +111,7 @@ export class ResponseDraft {
     // and with two lines the checks cost more (`Server` and `Content-Type`: 629 -> 299).
     const inPlace = this.worker?.knownLines.endOf(this.headerLength, name, value) ?? -1;
     if (inPlace >= 0) {
-      if (name.length === 4 && name.toLowerCase() === "date") this.dateSet = true;
+      if (isDateName(name)) this.dateSet = true;
       this.headerLength = inPlace;
       return;
     }
