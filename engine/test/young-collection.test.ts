@@ -56,9 +56,10 @@ describe("YoungCollection", () => {
 
   test("collects every requestsPerYoungCollection requests; an upgrade weighs upgradeWeight", () => {
     const { collection, runs } = counted();
-    for (let request = 1; request < requestsPerYoungCollection; request++) collection.count();
+    for (let request = 1; request < requestsPerYoungCollection; request++)
+      collection.countRequest();
     expect(runs()).toBe(0);
-    collection.count();
+    collection.countRequest();
     expect(runs()).toBe(1);
     for (let upgrade = 0; upgrade < requestsPerYoungCollection / upgradeWeight; upgrade++) {
       collection.count(upgradeWeight);
@@ -75,7 +76,7 @@ describe("YoungCollection", () => {
     collection.count(requestsPerYoungCollection - 1);
     expect(runs()).toBe(1);
     collection.countInbound(inboundBytesPerYoungCollection - 1);
-    collection.count();
+    collection.countRequest();
     expect(runs()).toBe(2);
     // Nor do the bytes counted before this one.
     collection.countInbound(inboundBytesPerYoungCollection - 1);
@@ -85,9 +86,10 @@ describe("YoungCollection", () => {
   test("a request weight makes each request count that many: weight 4 collects every requestsPerYoungCollection / 4", () => {
     let runs = 0;
     const collection = new YoungCollection(() => runs++, 4);
-    for (let request = 1; request < requestsPerYoungCollection / 4; request++) collection.count();
+    for (let request = 1; request < requestsPerYoungCollection / 4; request++)
+      collection.countRequest();
     expect(runs).toBe(0);
-    collection.count();
+    collection.countRequest();
     expect(runs).toBe(1);
     // Explicit weights (an upgrade, a stream flush) stay what they are.
     collection.count(requestsPerYoungCollection - 1);
@@ -359,7 +361,7 @@ describe("YoungCollection with dear collections", () => {
     for (let wait = 1; wait < waitsPerPeriod / 2; wait++) collection.countWait();
     collection.count(requestsPerYoungCollection / 2 + waitWeight - 1);
     expect(runs()).toBe(3);
-    collection.count();
+    collection.countRequest();
     expect(runs()).toBe(4);
   });
 });

@@ -48,7 +48,7 @@ export class HandlerRun {
   /** Runs the handler; true when the request is over and the next may be read at once. */
   dispatch(): boolean {
     const host = this.#host;
-    host.context.youngCollection.count();
+    host.context.youngCollection.countRequest();
     host.draft.textBytes = 0;
     host.turnBudget--;
     host.state = handling;

@@ -147,11 +147,17 @@ export class YoungCollection {
     if (this.#inboundBytes >= inboundBytesPerYoungCollection) this.#run();
   }
 
+  /** One more request was dispatched: `requestCollectionWeight` requests' worth of garbage. */
+  countRequest(): void {
+    this.count(this.#requestWeight);
+  }
+
   /**
-   * One more request was dispatched (`requestCollectionWeight` requests' worth of garbage), or
-   * `weight` requests' worth (see `upgradeWeight`, `streamFlushWeight`, `waitWeight`).
+   * `weight` requests' worth more (see `upgradeWeight`, `streamFlushWeight`, `waitWeight`). Not a
+   * default parameter: as one (the request weight) it failed a type check where the default
+   * meets the argument, and JavaScriptCore recompiled its callers (bench/jit-churn.ts).
    */
-  count(weight = this.#requestWeight): void {
+  count(weight: number): void {
     this.#requests += weight;
     if (this.#requests < requestsPerYoungCollection) return;
     if (this.#waits * 2 >= this.#requests && this.#cost.defers()) {
