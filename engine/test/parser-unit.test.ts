@@ -2,6 +2,7 @@
 // case is parsed in one call and again fed in pieces (one byte at a time, and split at every
 // offset); both must give the same answer, because the engine may receive any split.
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import { type EngineErrorName, errorNameOf } from "../src/errors.ts";
 import {
   ChunkedBodyDecoder,
@@ -16,6 +17,7 @@ import {
   headIncomplete,
   parseRequestHead,
 } from "../src/parser/request-head.ts";
+import { scanAuthority } from "../src/parser/request-line.ts";
 
 type Outcome = "incomplete" | "complete" | EngineErrorName;
 
@@ -1029,4 +1031,57 @@ describe("ChunkedBodyDecoder limits (maxBodyBytes 32, maxChunkExtensionBytes 16,
       overLimit: decodeAtOnce(`0\r\n${trailerSection.replace("X:", "XX:")}\r\n`).outcome,
     }).toEqual({ atLimit: "complete", overLimit: "trailerSectionTooLarge" });
   });
+});
+
+test("scanAuthority ends where RFC 3986's authority does, on random hosts and ports", () => {
+  // The grammar read plainly, a byte at a time: an IP literal's bytes up to "]", or reg-name
+  // bytes and "%" escapes up to "/", "?" or ":", then ":" and digits. -1 where it is invalid.
+  const hostByte = (byte: number) => /[A-Za-z0-9\-._~!$&'()*+,;=:]/.test(String.fromCharCode(byte));
+  const hex = (byte: number) => /[0-9A-Fa-f]/.test(String.fromCharCode(byte));
+  const reference = (bytes: Uint8Array): number => {
+    let index = 0;
+    if (bytes[0] === 0x5b) {
+      index = 1;
+      while (index < bytes.length && bytes[index] !== 0x5d) {
+        if (!hostByte(bytes[index]!)) return -1;
+        index++;
+      }
+      if (index >= bytes.length || index === 1) return -1;
+      index++;
+    } else {
+      while (index < bytes.length) {
+        const byte = bytes[index]!;
+        if (byte === 0x2f || byte === 0x3f || byte === 0x3a) break;
+        if (byte === 0x25) {
+          if (index + 2 >= bytes.length || !hex(bytes[index + 1]!) || !hex(bytes[index + 2]!)) {
+            return -1;
+          }
+          index += 3;
+        } else if (hostByte(byte)) index++;
+        else return -1;
+      }
+      if (index === 0) return -1;
+    }
+    if (index < bytes.length && bytes[index] === 0x3a) {
+      index++;
+      while (index < bytes.length && bytes[index]! >= 0x30 && bytes[index]! <= 0x39) index++;
+    }
+    return index;
+  };
+  const pieces = ["a", "Z", "7", ".", "-", "_", "~", "!", "%", "%4", "%4a", "%zz", ":", ":80", "/"];
+  const more = ["?", "[", "]", "@", " ", "\u00e9", "\u0000", "::1", "#", "\\", "xn--p1ai", "127"];
+  fc.assert(
+    fc.property(fc.array(fc.constantFrom(...pieces, ...more), { maxLength: 12 }), (parts) => {
+      const bytes = new Uint8Array(Buffer.from(parts.join(""), "latin1"));
+      const filler = 3;
+      const buffer = new Uint8Array(filler + bytes.length);
+      buffer.set(bytes, filler);
+      const head = new ParsedHead(8);
+      head.reset(buffer, filler);
+      const expected = reference(bytes);
+      const scanned = scanAuthority(head, 0, bytes.length);
+      expect(scanned < 0 ? -1 : scanned).toBe(expected);
+    }),
+    { numRuns: 20_000, seed: 20261130 },
+  );
 });

@@ -53,6 +53,12 @@ export const hostBytes = table(
   (b) => isAlpha(b) || isDigit(b) || "-._~!$&'()*+,;=:".includes(String.fromCharCode(b)),
 );
 
+/**
+ * `hostBytes` without ":": the bytes of a reg-name or IPv4 address, which a port's ":" ends (so
+ * the scan of a `Host` value looks each byte up once).
+ */
+export const regNameBytes = table((b) => hostBytes[b] === 1 && b !== 0x3a);
+
 /** The value of a hex digit byte; only meaningful where `hexBytes` is 1. */
 export function hexValue(byte: number): number {
   if (byte <= 0x39) return byte - 0x30;

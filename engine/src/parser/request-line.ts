@@ -1,5 +1,12 @@
 import { errorCode } from "../errors.ts";
-import { hexBytes, hostBytes, pathBytes, queryBytes, tokenBytes } from "./character-classes.ts";
+import {
+  hexBytes,
+  hostBytes,
+  pathBytes,
+  queryBytes,
+  regNameBytes,
+  tokenBytes,
+} from "./character-classes.ts";
 import type { ParsedHead } from "./parsed-head.ts";
 
 const SP = 0x20;
@@ -231,16 +238,19 @@ export function scanAuthority(head: ParsedHead, start: number, end: number): num
     if (index >= end || index === start + 1) return -1;
     index++;
   } else {
+    // Host bytes first, one lookup each: every byte of most hosts ("127.0.0.1", "example.com").
     while (index < end) {
       const byte = buffer[base + index]!;
-      if (byte === SLASH || byte === QUESTION || byte === COLON) break;
-      if (byte === PERCENT) {
+      if (regNameBytes[byte] === 1) {
+        index++;
+      } else if (byte === PERCENT) {
         if (!percentEscapeAt(head, index, end)) return -1;
         index += 3;
-        continue;
+      } else if (byte === SLASH || byte === QUESTION || byte === COLON) {
+        break;
+      } else {
+        return -1;
       }
-      if (hostBytes[byte] !== 1) return -1;
-      index++;
     }
     if (index === start) return -1;
   }
