@@ -11,7 +11,11 @@
 // `#assign` fail 101 type checks a run. Both were found with this and are fixed.
 //
 //   bun bench/jit-churn.ts [--seconds 6] [--connections 64] [--pipeline 1] [--rows 12]
-//     [--server-args "A B"] SCRIPT:/target...
+//     [--wrk-script mix.lua] [--server-args "A B"] SCRIPT:/target...
+//
+// `--wrk-script` makes the requests with a wrk Lua script (a mix of routes, headers, bodies),
+// sent to each server's `/target` as its base.
+import { resolve } from "node:path";
 import { numberOption } from "./number-option.ts";
 import { ServerProcess } from "./server-process.ts";
 import { serverArgsOption, serverTargets } from "./server-targets.ts";
@@ -21,6 +25,8 @@ const seconds = numberOption("seconds", 6);
 const connections = numberOption("connections", 64);
 const pipelineDepth = numberOption("pipeline", 1);
 const rows = numberOption("rows", 12);
+const scriptAt = Bun.argv.indexOf("--wrk-script");
+const wrkScript = scriptAt < 0 ? undefined : resolve(Bun.argv[scriptAt + 1] ?? "");
 if (!wrkAvailable()) throw new Error("bench: wrk is missing (apt-get install -y wrk)");
 
 /** A line of JavaScriptCore's compile report: `Optimized NAME:[...] using FTL with ...`. */
@@ -56,6 +62,7 @@ for (const { script, target } of serverTargets(Bun.argv, [], 1)) {
       durationSeconds: seconds,
       pipelineDepth,
       pinPrefix: [],
+      ...(wrkScript === undefined ? {} : { script: wrkScript }),
     });
   } finally {
     await server.stop();

@@ -12,6 +12,8 @@ export interface WrkOptions {
   readonly headers?: readonly string[];
   /** wrk's per-request timeout (its default is 2 s), for large bodies on a busy machine. */
   readonly timeoutSeconds?: number;
+  /** A wrk Lua script making the requests (a mix of routes, bodies); not with `pipelineDepth`. */
+  readonly script?: string;
 }
 
 /** What wrk reported, in plain units. */
@@ -44,6 +46,9 @@ export function wrkAvailable(): boolean {
 
 /** Runs wrk once (time-bounded) and parses its text output. */
 export async function runWrk(options: WrkOptions): Promise<WrkResult> {
+  if (options.script !== undefined && options.pipelineDepth > 1) {
+    throw new Error("bench: a wrk script and pipelining are two scripts; give one");
+  }
   if (!/^http:\/\/127\.0\.0\.1:\d+\//.test(options.url)) {
     throw new Error(`bench: load goes to 127.0.0.1 only, not ${options.url}`);
   }
@@ -57,6 +62,7 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
     ...(options.headers ?? []).flatMap((line) => ["-H", line]),
     ...(options.timeoutSeconds === undefined ? [] : ["--timeout", `${options.timeoutSeconds}s`]),
     ...(options.pipelineDepth > 1 ? ["-s", pipelineScript] : []),
+    ...(options.script === undefined ? [] : ["-s", options.script]),
     options.url,
     ...(options.pipelineDepth > 1 ? ["--", String(options.pipelineDepth)] : []),
   ];
