@@ -17,6 +17,9 @@ function parameterApp(limits: { maxParameters?: number } = {}) {
   app.route("POST", "/f", (ctx) => {
     ctx.response.text(200, `${ctx.request.form().length} entries\n`);
   });
+  app.route("GET", "/v", (ctx) => {
+    ctx.response.text(200, `a is ${ctx.request.queryValueRaw("a")}\n`);
+  });
   return app;
 }
 
@@ -53,6 +56,23 @@ test.each([
     await app.stop();
   },
 );
+
+test("queryValueRaw refuses a query over maxParameters as query() does, and serves one at it", async () => {
+  const app = parameterApp({ maxParameters: 3 });
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  const valueRequest = (query: string) => `GET /v?${query} HTTP/1.1\r\nHost: h\r\n\r\n`;
+  // Three entries in text long enough to be counted (over 2 x 3 characters), then four.
+  client.send(
+    valueRequest("a=1&&&b=2&&&c=3") + valueRequest("a=1&b=2&c=3&d=4") + valueRequest("a=2"),
+  );
+  expect(summary(await client.responses(3))).toEqual([
+    [200, "a is 1\n"],
+    [400, "Bad Request: the query has more than 3 parameters (maxParameters)\n"],
+    [200, "a is 2\n"],
+  ]);
+  await app.stop();
+});
 
 test("a lowered limit counts entries, not characters, at its boundary", async () => {
   const app = parameterApp({ maxParameters: 2 });

@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
 import { App, type DecodeError, params, type RequestView } from "corral";
+import fc from "fast-check";
 import { RawClient } from "../../engine/test/support/raw-client.ts";
 import { listenQuietly } from "../support/listen-quietly.ts";
 
@@ -56,6 +57,68 @@ test("query().firstRaw reads the request's own bytes, before and after the text 
   expect(two).toEqual({ first: second, length: 2, again: second });
   const none = names.map(() => null);
   expect(three).toEqual({ first: none, length: 0, again: none });
+  await app.stop();
+});
+
+test("queryValueRaw(name) is query().firstRaw(name)?.valueRaw, read over the wire and pipelined", async () => {
+  const app = new App({ shared: {} });
+  const names = ["a", "b", "flag", "files%5B%5D", "e", "", "zzz", "a=b", "\u00e9"];
+  app.route("GET", "/q", (ctx) => {
+    const direct = names.map((name) => ctx.request.queryValueRaw(name) ?? null);
+    const records = names.map((name) => ctx.request.query().firstRaw(name)?.valueRaw ?? null);
+    ctx.response.json(200, { direct, records });
+  });
+  const server = listenQuietly(app);
+  using client = await RawClient.connect(server.port);
+  client.send(
+    "GET /q?a=007&files%5B%5D=x&&a=false&b=a+b%2Bc&flag&e=&=v HTTP/1.1\r\nHost: h\r\n\r\n" +
+      "GET /q?b=2&a HTTP/1.1\r\nHost: h\r\n\r\nGET /q HTTP/1.1\r\nHost: h\r\n\r\n",
+  );
+  const answers = (await client.responses(3)).map((response) => JSON.parse(response.text));
+  expect(answers.map((answer) => answer.direct)).toEqual([
+    ["007", "a+b%2Bc", "", "x", "", "v", null, null, null],
+    ["", "2", null, null, null, null, null, null, null],
+    names.map(() => null),
+  ]);
+  for (const answer of answers) expect(answer.direct).toEqual(answer.records);
+  await app.stop();
+});
+
+test("queryValueRaw agrees with query().firstRaw on any query and name", async () => {
+  const app = new App({ shared: {} });
+  let name = "";
+  app.route("GET", "/q", (ctx) => {
+    const direct = ctx.request.queryValueRaw(name) ?? null;
+    ctx.response.json(200, [direct, ctx.request.query().firstRaw(name)?.valueRaw ?? null]);
+  });
+  const piece = fc.stringMatching(/^[ab=&%+]{0,12}$/);
+  await fc.assert(
+    fc.asyncProperty(piece, fc.stringMatching(/^[ab=&+]{0,3}$/), async (query, asked) => {
+      name = asked;
+      const answer = await (await app.request(`/q?${query}`)).json();
+      const [direct, records] = answer as [string | null, string | null];
+      expect(direct).toBe(records);
+    }),
+    { numRuns: 300 },
+  );
+  await app.stop();
+});
+
+test("queryValueRaw: a name that is not a string is a TypeError; after the handler, a clear error", async () => {
+  const app = new App({ shared: {} });
+  let kept: RequestView | undefined;
+  app.route("GET", "/", (ctx) => {
+    kept = ctx.request;
+    try {
+      ctx.request.queryValueRaw(7 as unknown as string);
+    } catch (error) {
+      ctx.response.text(200, (error as Error).message);
+    }
+  });
+  expect(await (await app.request("/?7=x")).text()).toBe(
+    "corral: ctx.request.queryValueRaw(name) takes a parameter name, got 7",
+  );
+  expect(() => kept!.queryValueRaw("7")).toThrow("ctx.request used after the handler returned");
   await app.stop();
 });
 
