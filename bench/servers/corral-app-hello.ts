@@ -1,6 +1,6 @@
 // The corral App pipeline: App -> one middleware (a `before` hook setting a typed local) ->
 // router -> `GET /hello`, doing the demo's work: the raw `name` from the query
-// (`ctx.request.query().firstRaw`), `params.percentDecodeText` into one 1024-byte buffer allocated
+// (`ctx.request.queryValueRaw`), `params.percentDecodeText` into one 1024-byte buffer allocated
 // at startup (percent-decoding and fatal UTF-8 decoding; a name with no escape and only ASCII is
 // its own decoding), `ctx.response.text(200, text)`. Without a name: the shared greeting. A
 // malformed escape, a name over 1024 bytes or invalid UTF-8 is a DecodeError, which the App
@@ -29,12 +29,12 @@ const app = new App<Shared>({
 }).use(requestCounter);
 
 app.route("GET", namePath, (ctx) => {
-  const name = ctx.request.query().firstRaw("name");
+  const name = ctx.request.queryValueRaw("name");
   if (name === undefined) {
     ctx.response.text(200, ctx.shared.greeting);
     return;
   }
-  const text = params.percentDecodeText(name.valueRaw, ctx.shared.nameBuffer);
+  const text = params.percentDecodeText(name, ctx.shared.nameBuffer);
   ctx.response.text(200, text);
 });
 

@@ -1,6 +1,6 @@
 // The "bare engine" baseline for the App pipeline: a corral-engine handler doing the App route's
 // decode work with the same codecs (`exchange.queryValueRaw("name")`, the engine's lookup the
-// App's `query().firstRaw` uses, `percentDecodeText` into one 1024-byte buffer allocated at
+// App's `queryValueRaw` uses, `percentDecodeText` into one 1024-byte buffer allocated at
 // startup, `writeText`), the same
 // request counter, and the same Content-Type, but no router, Context, request view, response
 // draft or middleware chain: a path comparison by hand, 404 otherwise, and a DecodeError

@@ -76,7 +76,7 @@ export async function createChatApp(
     origins: ownOrigin,
     limits: { maxMessageBytes: 4096, maxFrameBytes: 4096, outboundPolicy: "close" },
     upgrade(ctx) {
-      const room = ctx.request.query().firstRaw("room")?.valueRaw ?? "";
+      const room = ctx.request.queryValueRaw("room") ?? "";
       if (!roomPattern.test(room)) throw new HttpError(400, "room must be 1-64 of A-Z a-z 0-9 _ -");
       return { room };
     },

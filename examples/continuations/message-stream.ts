@@ -123,7 +123,7 @@ export function messageStream(
 
 // The query is read raw: a whole number has nothing to decode, and anything else is a 400.
 function wholeNumberParameter(ctx: Context<unknown, unknown, object>, name: string) {
-  const raw = ctx.request.query().firstRaw(name)?.valueRaw;
+  const raw = ctx.request.queryValueRaw(name);
   if (raw === undefined) return undefined;
   if (!wholeNumber.test(raw)) {
     throw new HttpError(400, `Bad Request: ${name} must be a whole number from 1 to 999999999`);

@@ -49,9 +49,8 @@ export function readCookieRequest(request: RequestView): CookieRequest {
 
 /** The decoded text of the first parameter called `name`: the query's, else the form's. */
 function parameter(request: RequestView, name: string): string | undefined {
-  const inQuery = request.query().firstRaw(name);
-  if (inQuery !== undefined)
-    return decode(name, () => percentDecodeInto(inQuery.valueRaw, buffer()));
+  const inQuery = request.queryValueRaw(name);
+  if (inQuery !== undefined) return decode(name, () => percentDecodeInto(inQuery, buffer()));
   if (request.body.length === 0) return undefined;
   const inForm = request.form().firstRaw(name);
   if (inForm === undefined) return undefined;

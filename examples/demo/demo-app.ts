@@ -32,7 +32,7 @@ export function createDemoApp(): App<DemoShared> {
   });
 
   app.route("GET", "/hello", (ctx) => {
-    const name = ctx.request.query().firstRaw("name");
+    const name = ctx.request.queryValueRaw("name");
     if (name === undefined) {
       ctx.response.text(200, ctx.shared.greeting);
       return;
@@ -40,7 +40,7 @@ export function createDemoApp(): App<DemoShared> {
     let text: string;
     try {
       // Percent-escapes decoded, `+` kept, UTF-8 checked: a malformed name is a DecodeError (400).
-      text = params.percentDecodeText(name.valueRaw, ctx.shared.nameScratch);
+      text = params.percentDecodeText(name, ctx.shared.nameScratch);
     } catch (error) {
       if (error instanceof DecodeError && error.reason === "bufferTooSmall") {
         throw new DecodeError(

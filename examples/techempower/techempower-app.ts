@@ -162,5 +162,5 @@ function answerFortunes(ctx: TechEmpowerContext, rows: readonly Fortune[]): void
 
 /** The raw `queries` value (digits need no decoding), clamped. */
 function queriesParameter(request: RequestView): number {
-  return clampQueries(request.query().firstRaw("queries")?.valueRaw);
+  return clampQueries(request.queryValueRaw("queries"));
 }

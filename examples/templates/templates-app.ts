@@ -84,7 +84,7 @@ export function createTemplatesApp(stagingBytes = templatesStagingBytes): App<Te
   });
 
   app.route("GET", "/report", (ctx) => {
-    const rowsText = ctx.request.query().firstRaw("rows")?.valueRaw ?? "10";
+    const rowsText = ctx.request.queryValueRaw("rows") ?? "10";
     const rows = /^\d{1,5}$/.test(rowsText) ? Number(rowsText) : Number.NaN;
     if (!(rows <= maxReportRows)) {
       const message = `rows must be a whole number from 0 to ${maxReportRows}.`;
@@ -113,7 +113,7 @@ const utf8 = new TextDecoder("utf-8");
  * buffer: longer is a `DecodeError` (400). Invalid UTF-8 shows as U+FFFD: it is only displayed.
  */
 function queryText(request: RequestView, name: string): string {
-  const entry = request.query().firstRaw(name);
-  if (entry === undefined) return "";
-  return utf8.decode(params.formDecodeInto(entry.valueRaw, new Uint8Array(queryValueBytes)));
+  const raw = request.queryValueRaw(name);
+  if (raw === undefined) return "";
+  return utf8.decode(params.formDecodeInto(raw, new Uint8Array(queryValueBytes)));
 }

@@ -60,9 +60,9 @@ export function createTodosApp(options: TodosOptions) {
   service.get("/page.js", pageFile);
 
   service.get("/api/todos", (ctx) => {
-    const query = ctx.request.query();
-    const limit = integerParameter(query.firstRaw("limit")?.valueRaw, "limit", 1, 100) ?? 20;
-    const cursor = integerParameter(query.firstRaw("cursor")?.valueRaw, "cursor", 0) ?? 0;
+    const request = ctx.request;
+    const limit = integerParameter(request.queryValueRaw("limit"), "limit", 1, 100) ?? 20;
+    const cursor = integerParameter(request.queryValueRaw("cursor"), "cursor", 0) ?? 0;
     ctx.response.json(200, ctx.shared.store.list(limit, cursor));
   });
 
