@@ -1,4 +1,5 @@
 import { expect, test } from "bun:test";
+import fc from "fast-check";
 import { RawClient } from "./support/raw-client.ts";
 import { startServer, waitUntil } from "./support/test-server.ts";
 
@@ -79,6 +80,60 @@ test("writeText encodes as TextEncoder does, and its UTF-8 of exactly the stagin
   const [whole, mixed] = await client.responses(2);
   expect([...whole!.body]).toEqual([...new TextEncoder().encode(texts[0])]);
   expect([...mixed!.body]).toEqual([...new TextEncoder().encode(texts[1])]);
+});
+
+test("writeText with less room than three bytes a character: exactly the staging passes", async () => {
+  const limits = { stagingBytes: 300 };
+  // 150 two-byte characters fill the 300 bytes; one more character does not fit.
+  expect(await outcomes(limits, (exchange) => exchange.writeText("é".repeat(150)))).toBe("ok");
+  expect(await outcomes(limits, (exchange) => exchange.writeText(`${"é".repeat(150)}x`))).toBe(
+    "ResponseLimitError:stagingBytes",
+  );
+  expect(
+    await outcomes(limits, (exchange) => {
+      exchange.writeText("a".repeat(200));
+      exchange.writeText("é".repeat(50));
+    }),
+  ).toBe("ok");
+  expect(
+    await outcomes(limits, (exchange) => {
+      exchange.writeText("a".repeat(200));
+      exchange.writeText(`${"é".repeat(50)}😀`);
+    }),
+  ).toBe("ResponseLimitError:stagingBytes");
+});
+
+test("writeText gives TextEncoder's bytes for any text, short or long, in several pieces", async () => {
+  const piece = fc.constantFrom(
+    "a",
+    "Hello, World!",
+    "é",
+    "€",
+    "😀",
+    "\ud800",
+    "\udc00",
+    "\u007f",
+    "x".repeat(20),
+  );
+  const texts = fc.sample(
+    fc.array(
+      fc.array(piece, { maxLength: 12 }).map((parts) => parts.join("")),
+      { minLength: 1, maxLength: 3 },
+    ),
+    { numRuns: 120, seed: 7 },
+  );
+  await using server = startServer((exchange) => {
+    for (const text of texts[Number(exchange.path.slice(1))]!) exchange.writeText(text);
+  });
+  using client = await RawClient.connect(server.port);
+  client.send(texts.map((_, index) => `GET /${index} HTTP/1.1\r\nHost: h\r\n\r\n`).join(""));
+  const responses = await client.responses(texts.length);
+  const encoder = new TextEncoder();
+  for (const [index, response] of responses.entries()) {
+    // Each call encodes its own text: halves of a surrogate pair in two calls are two U+FFFD.
+    const expected = texts[index]!.flatMap((text) => [...encoder.encode(text)]);
+    expect([...response.body]).toEqual(expected);
+  }
 });
 
 test("maxResponseBytes bounds a stream: exactly the limit streams, one byte more fails", async () => {

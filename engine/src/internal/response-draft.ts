@@ -1,7 +1,7 @@
 import type { Limits } from "../limits.ts";
 import { ResponseLimitError } from "../response-errors.ts";
 import type { StatsCounters } from "../stats.ts";
-import { copyBytes, writeAscii, writeDecimal, writeLatin1 } from "./ascii.ts";
+import { copyBytes, writeAscii, writeDecimal, writeLatin1, writeUtf8 } from "./ascii.ts";
 import { checkHeaderLine, isDateName } from "./header-check.ts";
 import type { HeaderLineCache } from "./header-line-cache.ts";
 import { encodeHeaderLine, readHeaderValue, removeHeaderLines } from "./header-lines.ts";
@@ -10,7 +10,8 @@ import { copyReserved, viewOf, writeContentLengthName } from "./reserved-copy.ts
 import { statusLine } from "./status-lines.ts";
 import { streamFramePrefixBytes, type WorkerSlot, writeOkHeadWithLines } from "./worker-table.ts";
 
-const textEncoder = new TextEncoder();
+/** Text up to this long is copied by a loop when it is ASCII: shorter than a native call's cost. */
+const asciiLoopLength = 16;
 const emptyBytes = new Uint8Array(0);
 const connectionClose = "Connection: close\r\n";
 const connectionKeepAlive = "Connection: keep-alive\r\n";
@@ -194,18 +195,22 @@ export class ResponseDraft {
     if (length > this.#limits.stagingBytes - staged) {
       this.#stagingOverflow(Buffer.byteLength(text));
     }
-    if (length <= 64 && writeAscii(worker!.staging, start, text)) {
+    if (length <= asciiLoopLength && writeAscii(worker!.staging, start, text)) {
       if (this.hasBorrowed) this.#dropBorrowed();
       this.stagedLength = staged + length;
       this.#stats.bytesCopiedToStaging += length;
       return;
     }
-    const target = worker!.staging.subarray(start, start + this.stagingFree);
-    const { read, written } = textEncoder.encodeInto(text, target);
-    if (read < text.length) this.#stagingOverflow(Buffer.byteLength(text));
-    this.#dropBorrowed();
-    this.stagedLength += written;
-    this.textBytes += written;
+    const free = this.stagingFree;
+    const written = writeUtf8(worker!.staging, start, text, free);
+    // A UTF-16 unit takes at most three bytes: only with less room may some text be left out.
+    if (3 * length > free && written < Buffer.byteLength(text)) {
+      this.#stagingOverflow(Buffer.byteLength(text));
+    }
+    if (this.hasBorrowed) this.#dropBorrowed();
+    this.stagedLength = staged + written;
+    // Short ASCII text is not counted toward young collections, as when a loop copied it.
+    if (length > 64 || written !== length) this.textBytes += written;
     this.#stats.bytesCopiedToStaging += written;
   }
 
