@@ -1,3 +1,4 @@
+import { writeUtf8 } from "../internal/ascii.ts";
 import { opcodeClose, opcodePing, opcodePong } from "./frame-parser.ts";
 
 /** The most a server frame header takes: 2 bytes, then a 64-bit length (RFC 6455 §5.2). */
@@ -58,7 +59,8 @@ export function encodeFrame(opcode: number, payload: Uint8Array | string): Uint8
     const length = Buffer.byteLength(payload, "utf8");
     const frame = new Uint8Array(frameHeaderBytes(length) + length);
     const at = writeFrameHeader(frame, 0, opcode, length);
-    encoder.encodeInto(payload, frame.subarray(at));
+    // In place, with no subarray: about half the time of encodeInto for a chat-sized message.
+    writeUtf8(frame, at, payload, length);
     return frame;
   }
   const frame = new Uint8Array(frameHeaderBytes(payload.length) + payload.length);
