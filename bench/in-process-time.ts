@@ -22,6 +22,7 @@
 // measured with wrk, where that fixed cost is in both. Only servers that listen through
 // `Bun.listen` can be driven (not Bun.serve, Hono or Elysia).
 import { resolve } from "node:path";
+import { driverResult } from "./driver-result.ts";
 import { numberOption } from "./number-option.ts";
 import { rotate } from "./rotate.ts";
 import { serverTargets } from "./server-targets.ts";
@@ -48,19 +49,7 @@ async function timeOnce(script: string, target: string): Promise<number> {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [printed, errors] = await Promise.all([
-    new Response(run.stdout).text(),
-    new Response(run.stderr).text(),
-  ]);
-  await run.exited;
-  const result = printed.split("\n").find((line) => line.startsWith("RESULT "));
-  if (result === undefined) {
-    throw new Error(`bench: ${script} printed no RESULT:\n${printed}\n${errors.slice(-2000)}`);
-  }
-  const { nanosecondsPerRequest } = JSON.parse(result.slice(7)) as {
-    nanosecondsPerRequest: number;
-  };
-  return nanosecondsPerRequest;
+  return (await driverResult(run, script, "in-process")).nanosecondsPerRequest;
 }
 
 function median(values: readonly number[]): number {

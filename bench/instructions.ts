@@ -39,6 +39,7 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { type InstructionSplit, splitCounts } from "./callgrind-split.ts";
+import { driverResult } from "./driver-result.ts";
 import { instructionsByFunction, readJitDumps, unnamed } from "./jit-functions.ts";
 import { serverTargets } from "./server-targets.ts";
 
@@ -101,17 +102,7 @@ async function count(script: string, target: string, turns: number): Promise<Spl
       stderr: "pipe",
     },
   );
-  const [printed, errors] = await Promise.all([
-    new Response(run.stdout).text(),
-    new Response(run.stderr).text(),
-  ]);
-  await run.exited;
-  const result = printed.split("\n").find((line) => line.startsWith("RESULT "));
-  if (result === undefined) {
-    const tail = errors.split("\n").slice(-30).join("\n");
-    throw new Error(`bench: ${script} printed no RESULT under valgrind:\n${printed}\n${tail}`);
-  }
-  const { requests, writes } = JSON.parse(result.slice(7)) as { requests: number; writes: number };
+  const { requests, writes } = await driverResult(run, script, "under valgrind");
   if (requests !== turns * pipeline || writes === 0) {
     throw new Error(`bench: ${script} answered nothing under valgrind`);
   }
