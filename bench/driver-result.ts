@@ -1,5 +1,29 @@
-// What a run of bench/instruction-driver.ts printed, read by the tools that start it
-// (bench/instructions.ts under valgrind, bench/in-process-time.ts without).
+// Starting bench/instruction-driver.ts and reading what it printed, for the tools that run it
+// (bench/instructions.ts under valgrind, bench/in-process-time.ts and bench/perf-functions.ts
+// without).
+
+/** What the driver is told: the server, its request, and how many chunks of how many requests. */
+export interface DriverSettings {
+  readonly script: string;
+  readonly target: string;
+  readonly pipeline: number;
+  readonly warmTurns: number;
+  readonly turns: number;
+  readonly browserHeaders?: boolean;
+}
+
+/** The driver's environment for `settings` (this process's, plus the driver's variables). */
+export function driverEnvironment(settings: DriverSettings): Record<string, string | undefined> {
+  return {
+    ...process.env,
+    SERVER: settings.script,
+    TARGET: settings.target,
+    PIPELINE: String(settings.pipeline),
+    WARM_TURNS: String(settings.warmTurns),
+    TURNS: String(settings.turns),
+    BROWSER_HEADERS: settings.browserHeaders === true ? "1" : "0",
+  };
+}
 
 /** The driver's `RESULT` line: requests answered, socket writes, and the time they took. */
 export interface DriverResult {

@@ -22,7 +22,7 @@
 // measured with wrk, where that fixed cost is in both. Only servers that listen through
 // `Bun.listen` can be driven (not Bun.serve, Hono or Elysia).
 import { resolve } from "node:path";
-import { driverResult } from "./driver-result.ts";
+import { driverEnvironment, driverResult } from "./driver-result.ts";
 import { numberOption } from "./number-option.ts";
 import { rotate } from "./rotate.ts";
 import { serverTargets } from "./server-targets.ts";
@@ -37,15 +37,14 @@ const driver = resolve(import.meta.dir, "instruction-driver.ts");
 /** One run of `script`: nanoseconds a request over the timed turns. */
 async function timeOnce(script: string, target: string): Promise<number> {
   const run = Bun.spawn([process.execPath, driver], {
-    env: {
-      ...process.env,
-      SERVER: script,
-      TARGET: target,
-      PIPELINE: String(pipeline),
-      WARM_TURNS: String(Math.ceil(96_000 / pipeline)),
-      TURNS: String(Math.ceil(requests / pipeline)),
-      BROWSER_HEADERS: browserHeaders ? "1" : "0",
-    },
+    env: driverEnvironment({
+      script,
+      target,
+      pipeline,
+      warmTurns: Math.ceil(96_000 / pipeline),
+      turns: Math.ceil(requests / pipeline),
+      browserHeaders,
+    }),
     stdout: "pipe",
     stderr: "pipe",
   });

@@ -39,7 +39,7 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { type InstructionSplit, splitCounts } from "./callgrind-split.ts";
-import { driverResult } from "./driver-result.ts";
+import { driverEnvironment, driverResult } from "./driver-result.ts";
 import { instructionsByFunction, readJitDumps, unnamed } from "./jit-functions.ts";
 import { serverTargets } from "./server-targets.ts";
 
@@ -87,13 +87,14 @@ async function count(script: string, target: string, turns: number): Promise<Spl
     ),
     {
       env: {
-        ...process.env,
-        SERVER: script,
-        TARGET: target,
-        PIPELINE: String(pipeline),
-        WARM_TURNS: String(warmTurns),
-        TURNS: String(turns),
-        BROWSER_HEADERS: Bun.argv.includes("--browser-headers") ? "1" : "0",
+        ...driverEnvironment({
+          script,
+          target,
+          pipeline,
+          warmTurns,
+          turns,
+          browserHeaders: Bun.argv.includes("--browser-headers"),
+        }),
         // Compiled on the main thread, so the compilations are done when counting starts.
         BUN_JSC_useConcurrentJIT: "false",
         ...naming,

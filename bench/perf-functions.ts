@@ -15,7 +15,7 @@
 // to sample its own children (kernel.perf_event_paranoid 2 allows it).
 import { mkdirSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
-import { driverResult } from "./driver-result.ts";
+import { driverEnvironment, driverResult } from "./driver-result.ts";
 import { readJitDumps } from "./jit-functions.ts";
 import { numberOption } from "./number-option.ts";
 import { serverTargets } from "./server-targets.ts";
@@ -42,12 +42,7 @@ try {
     ),
     {
       env: {
-        ...process.env,
-        SERVER: script,
-        TARGET: target,
-        PIPELINE: String(pipeline),
-        WARM_TURNS: String(warmTurns),
-        TURNS: String(turns),
+        ...driverEnvironment({ script, target, pipeline, warmTurns, turns }),
         BUN_JSC_useJITDump: "true",
         BUN_JSC_jitDumpDirectory: dumps,
         FLUSH_JIT_DUMP: "1",
